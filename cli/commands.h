@@ -1,0 +1,16 @@
+// Subcommand registry: each subcommand lives in its own cli/<name>_command.cpp and is wired
+// into the one CLI11 app by register_all_commands (cli/commands.cpp).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace rdmatop {
+
+/// Parses the command line and runs the chosen subcommand; returns the process exit code.
+int run_cli(int argc, char** argv);
+
+/// Each register_* adds one subcommand whose callback stores its exit code in `exit_code`.
+void register_report_command(CLI::App& app, int& exit_code);
+void register_rules_command(CLI::App& app, int& exit_code);
+
+}  // namespace rdmatop

@@ -1,0 +1,56 @@
+#include "cli/common_options.h"
+
+#include <cerrno>
+
+namespace rdmatop {
+
+namespace {
+
+/// Reading another host's sysfs tree with this host's live ethtool would mix two machines, so
+/// with a non-default --sysfs-root and no --ethtool-dir, ethtool reports "no data" instead.
+class DisabledEthtoolSource final : public EthtoolSource {
+ public:
+  Result<CounterMap> stats(const std::string& ifname) override { return error(ifname); }
+  Result<DriverInfo> driver_info(const std::string& ifname) override { return error(ifname); }
+  Result<PauseInfo> pause(const std::string& ifname) override { return error(ifname); }
+  std::string describe() const override { return "disabled"; }
+
+ private:
+  static Error error(const std::string& ifname) {
+    return Error{EOPNOTSUPP, "ethtool for " + ifname +
+                                 " skipped: --sysfs-root is not /sys and no --ethtool-dir given"};
+  }
+};
+
+}  // namespace
+
+void add_source_options(CLI::App& command, SourceOptions& options) {
+  command
+      .add_option("--sysfs-root", options.sysfs_root,
+                  "Root of the sysfs tree to read (a live /sys, a fixture or a capture)")
+      ->capture_default_str();
+  command.add_option("--ethtool-dir", options.ethtool_dir,
+                     "Read `ethtool -S/-i/-a` text dumps from DIR instead of the live ioctl "
+                     "(files <netdev>.txt, <netdev>.info, <netdev>.pause)");
+  command.add_option("--device", options.devices, "Only these RDMA devices (repeatable)");
+  command.add_option("--exclude-device", options.exclude_devices,
+                     "Skip these RDMA devices (repeatable)");
+}
+
+HostSources::HostSources(const SourceOptions& options)
+    : sysfs_(make_directory_file_source(options.sysfs_root)),
+      filter_{options.devices, options.exclude_devices} {
+  if (!options.ethtool_dir.empty()) {
+    ethtool_ = make_dump_ethtool_source(options.ethtool_dir);
+  } else if (options.sysfs_root == "/sys" || options.sysfs_root == "/sys/") {
+    ethtool_ = make_ioctl_ethtool_source();
+  } else {
+    ethtool_ = std::make_unique<DisabledEthtoolSource>();
+  }
+}
+
+CollectContext HostSources::context() const {
+  return CollectContext{*sysfs_, *ethtool_, filter_};
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,35 @@
+// Flags shared by every subcommand that reads a host (spelled the same everywhere:
+// --sysfs-root, --ethtool-dir, --device, --exclude-device), and the sources they select.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "collector/collect.h"
+
+namespace rdmatop {
+
+struct SourceOptions {
+  std::string sysfs_root = "/sys";
+  std::string ethtool_dir;  ///< empty: live SIOCETHTOOL
+  std::vector<std::string> devices;
+  std::vector<std::string> exclude_devices;
+};
+
+void add_source_options(CLI::App& command, SourceOptions& options);
+
+/// The OS sources chosen by the flags, owning what CollectContext refers to.
+class HostSources {
+ public:
+  explicit HostSources(const SourceOptions& options);
+  CollectContext context() const;
+
+ private:
+  std::unique_ptr<FileSource> sysfs_;
+  std::unique_ptr<EthtoolSource> ethtool_;
+  DeviceFilter filter_;
+};
+
+}  // namespace rdmatop

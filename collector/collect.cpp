@@ -1,0 +1,41 @@
+#include "collector/collect.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+
+namespace rdmatop {
+
+bool DeviceFilter::accepts(const std::string& device) const {
+  auto contains = [&](const std::vector<std::string>& list) {
+    return std::find(list.begin(), list.end(), device) != list.end();
+  };
+  if (!include.empty() && !contains(include)) return false;
+  return !contains(exclude);
+}
+
+StatusTimer::StatusTimer(std::string source, std::string target)
+    : source_(std::move(source)),
+      target_(std::move(target)),
+      start_(std::chrono::steady_clock::now()) {}
+
+SourceStatus StatusTimer::finish(SourceState state, std::string message) const {
+  return SourceStatus{source_, target_, state, std::move(message),
+                      std::chrono::steady_clock::now() - start_};
+}
+
+Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
+  Snapshot snap;
+  snap.seq = seq;
+  snap.taken = std::chrono::steady_clock::now();
+  snap.wall = std::chrono::system_clock::now();
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) == 0) snap.hostname = host.data();
+  collect_rdma_sysfs(ctx, snap);
+  collect_netdev_sysfs(ctx, snap);
+  collect_ethtool(ctx, snap);
+  return snap;
+}
+
+}  // namespace rdmatop

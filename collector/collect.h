@@ -1,0 +1,54 @@
+// Building one Snapshot: the collectors run in a fixed order (RDMA sysfs first, because it
+// discovers the ports and their netdevs; then netdev sysfs and ethtool for those netdevs).
+// Each collector records its own SourceStatus entries; none of them throws for environment
+// problems, so one broken source never hides the others.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "collector/model/snapshot.h"
+#include "collector/source/ethtool_source.h"
+#include "collector/source/file_source.h"
+
+namespace rdmatop {
+
+/// Which devices to read (--device / --exclude-device); empty include list = all.
+struct DeviceFilter {
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  bool accepts(const std::string& device) const;
+};
+
+/// Everything a collector may touch; all of it injectable.
+struct CollectContext {
+  const FileSource& sysfs;
+  EthtoolSource& ethtool;
+  DeviceFilter filter;
+};
+
+/// Reads class/infiniband: devices, ports, GIDs, counters, hw_counters.
+void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out);
+/// Reads class/net/<if> for every netdev named by an RDMA port in `out`.
+void collect_netdev_sysfs(const CollectContext& ctx, Snapshot& out);
+/// Reads ethtool stats, driver info and pause data for every netdev in `out`.
+void collect_ethtool(const CollectContext& ctx, Snapshot& out);
+
+/// Runs all collectors in order and stamps the snapshot (seq, clocks, hostname).
+Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);
+
+/// Times a unit of collection work and turns its outcome into a SourceStatus.
+class StatusTimer {
+ public:
+  StatusTimer(std::string source, std::string target);
+  SourceStatus finish(SourceState state, std::string message = {}) const;
+
+ private:
+  std::string source_;
+  std::string target_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace rdmatop

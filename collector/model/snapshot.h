@@ -1,0 +1,121 @@
+// The data model every output reads: one immutable Snapshot per tick, all sources merged.
+//
+// Rules of the model (see docs/design notes in README and ../shared/docs/design.md):
+//  * every value is kept under its raw source name (the sysfs file name, the ethtool string);
+//  * a counter the driver does not have is absent from its map, never 0;
+//  * each source reports its own status (ok / no data / error + message) and duration, so one
+//    broken source never hides the others.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rdmatop {
+
+/// Raw counters of one source, by their source-native name. Absent means "not provided".
+using CounterMap = std::map<std::string, std::uint64_t, std::less<>>;
+
+enum class SourceState : std::uint8_t {
+  ok,       ///< read completely
+  no_data,  ///< the subsystem is absent here (no RDMA devices, no devlink): not an error
+  error,    ///< something went wrong; `message` says what; other sources are unaffected
+};
+
+/// Outcome of reading one source for one object during one tick.
+struct SourceStatus {
+  std::string source;  ///< "sysfs", "netdev", "ethtool", "ethtool-pause", ...
+  std::string target;  ///< what was read: "mlx5_0", "mlx5_0/1", "ens1f0np0"; empty = host-wide
+  SourceState state = SourceState::ok;
+  std::string message;  ///< empty when ok
+  std::chrono::nanoseconds duration{0};
+};
+
+/// One entry of a port's GID table (unpopulated entries are skipped, not stored).
+struct GidEntry {
+  std::uint32_t index = 0;
+  std::string gid;     ///< as sysfs prints it: 8 groups of 4 hex digits
+  std::string type;    ///< "RoCE v2", "IB/RoCE v1"; empty if unreadable
+  std::string netdev;  ///< from gid_attrs/ndevs; empty if unreadable
+};
+
+/// One RDMA port as read from class/infiniband/<dev>/ports/<n>.
+struct PortSample {
+  std::uint32_t port = 0;
+  std::optional<std::uint32_t> state_id;  ///< 4 for "4: ACTIVE"
+  std::string state;                      ///< "ACTIVE"
+  std::optional<std::uint32_t> phys_state_id;
+  std::string phys_state;  ///< "LinkUp"
+  std::string rate_text;   ///< "100 Gb/sec (4X EDR)", verbatim
+  std::optional<double> rate_gbps;
+  std::string link_layer;  ///< "Ethernet" for RoCE
+  std::string netdev;      ///< the port's netdev (gid_attrs/ndevs/0 or device/net); may be empty
+  std::vector<GidEntry> gids;
+  CounterMap counters;     ///< ports/<n>/counters (IB PMA), raw: *_data are still octets/4
+  CounterMap hw_counters;  ///< ports/<n>/hw_counters, raw driver names (opaque strings)
+  /// hw_counters/lifespan (ms): reads closer together than this return cached values.
+  std::optional<std::uint32_t> hw_counters_lifespan_ms;
+};
+
+/// One RDMA device as read from class/infiniband/<dev>.
+struct DeviceSample {
+  std::string name;    ///< "mlx5_0"
+  std::string driver;  ///< "mlx5", "bnxt_re", "irdma", "rxe", or "" when unknown
+  std::string node_type;
+  std::string fw_ver;  ///< empty when the driver has none (rxe)
+  std::string node_guid;
+  std::string sys_image_guid;
+  std::string hca_type;
+  std::string board_id;
+  std::string hw_rev;
+  std::string pci_address;        ///< basename of the `device` link, empty for virtual devices
+  CounterMap hw_counters;         ///< device-scope hw_counters (mlx5), raw
+  std::vector<PortSample> ports;  ///< sorted by port number
+};
+
+/// Driver facts from ETHTOOL_GDRVINFO (or an `ethtool -i` dump offline).
+struct DriverInfo {
+  std::string driver;  ///< "mlx5_core"
+  std::string version;
+  std::string fw_version;  ///< "16.35.2000 (MT_0000000012)"
+  std::string bus_info;    ///< "0000:3b:00.0"
+};
+
+/// Link-level (802.3x) pause configuration and the standard ethtool-netlink pause statistics.
+struct PauseInfo {
+  std::optional<bool> autoneg, rx, tx;
+  std::optional<std::uint64_t> rx_frames, tx_frames;
+};
+
+/// One network device backing an RDMA port, as read from class/net/<if> and ethtool.
+struct NetdevSample {
+  std::string name;
+  std::optional<std::uint32_t> mtu;
+  std::string operstate;  ///< "up", "down", ...
+  std::optional<std::uint64_t> carrier_changes;
+  std::optional<std::int64_t> speed_mbps;  ///< -1 (unknown) is kept as the kernel reports it
+  std::string address;                     ///< MAC
+  CounterMap statistics;                   ///< class/net/<if>/statistics/*
+  CounterMap ethtool;                      ///< `ethtool -S` strings -> values
+  std::optional<DriverInfo> driver;
+  std::optional<PauseInfo> pause;
+};
+
+/// Everything collected in one tick. Immutable once published; share as shared_ptr<const>.
+struct Snapshot {
+  std::uint64_t seq = 0;
+  std::chrono::steady_clock::time_point taken{};  ///< monotonic, for rates
+  std::chrono::system_clock::time_point wall{};   ///< for display and timestamps
+  std::string hostname;
+  std::vector<DeviceSample> devices;  ///< sorted by name
+  std::vector<NetdevSample> netdevs;  ///< sorted by name; only netdevs of RDMA ports
+  std::vector<SourceStatus> sources;  ///< in collection order
+};
+
+const char* to_string(SourceState state);
+
+}  // namespace rdmatop

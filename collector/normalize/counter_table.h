@@ -1,0 +1,100 @@
+// The ONE declarative counter table: which raw driver counter feeds which canonical series,
+// with which labels, unit scale and hardware width. normalizer.cpp applies it; the exporter
+// takes HELP text and units from metric_infos(); docs/metrics.md documents every row (a unit
+// test keeps the three in step).
+//
+// How rows combine. Rows that produce the same series name and label set on one port form a
+// group. Within a group, in table order, each row with `Combine::first_present` starts an
+// alternative and each following row with `Combine::sum_with_previous` adds a term to it. The
+// first alternative whose terms are ALL present gives the value (a partial sum would be a
+// silent undercount, so it is skipped); a group with no complete alternative emits nothing.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "collector/normalize/series.h"
+
+namespace rdmatop {
+
+/// Driver family a row applies to. Named after the RDMA drivers; rows read from a netdev
+/// (ethtool, statistics) use the family of its Ethernet driver (mlx5_core -> mlx5,
+/// bnxt_en -> bnxt_re, ice -> irdma).
+enum class DriverFamily : std::uint8_t { any, mlx5, bnxt_re, irdma, rxe };
+
+/// Where a raw counter is read from (all of them are CounterMaps of the Snapshot).
+enum class RawSource : std::uint8_t {
+  port_hw_counters,    ///< PortSample::hw_counters (class/infiniband/<dev>/ports/<n>/hw_counters)
+  device_hw_counters,  ///< DeviceSample::hw_counters; applied to the device's first port only
+  pma_counters,        ///< PortSample::counters (IB PMA, ports/<n>/counters)
+  ethtool,             ///< NetdevSample::ethtool (`ethtool -S` strings)
+  netdev_statistics,   ///< NetdevSample::statistics (class/net/<if>/statistics)
+};
+
+enum class Combine : std::uint8_t {
+  first_present,      ///< starts a new alternative of its group
+  sum_with_previous,  ///< adds a term to the alternative of the row just above
+};
+
+/// A label fixed by the row, e.g. {"direction", "rx"}. Empty name: no label.
+struct FixedLabel {
+  std::string_view name;
+  std::string_view value;
+};
+
+/// The placeholder in a raw name that expands to priorities 0..7 and sets label `priority`.
+inline constexpr std::string_view kPriorityPlaceholder = "{p}";
+inline constexpr int kPriorityCount = 8;
+
+/// One row of the table: one raw counter (or raw pattern) feeding one canonical series.
+struct CounterRow {
+  std::string_view series;  ///< canonical name; its kind/unit/help are in metric_infos()
+  DriverFamily driver = DriverFamily::any;
+  RawSource source = RawSource::port_hw_counters;
+  std::string_view raw;  ///< raw name, verbatim (may contain spaces); may contain "{p}"
+  FixedLabel label{};
+  double scale = 1;  ///< raw value * scale = canonical unit (PMA *_data: 4; µs: 1e-6)
+  /// Hardware width in bits when the counter wraps at 2^width; 0 when it is 64-bit, saturates
+  /// (IB PMA legacy counters) or its width is not verified (a reset is then reported, never a
+  /// bogus wrap).
+  std::uint8_t width_bits = 0;
+  Combine combine = Combine::first_present;
+};
+
+/// A canonical series: its name, kind, unit, labels and help text (HELP line, docs, TUI).
+struct MetricInfo {
+  std::string_view name;
+  SeriesKind kind = SeriesKind::counter;
+  std::string_view unit;    ///< "bytes", "seconds", "packets", "frames", "events", ...
+  std::string_view labels;  ///< labels beyond device/port/netdev, comma-separated ("" = none)
+  std::string_view help;
+};
+
+/// Every row, in table order (the order decides first-present).
+std::span<const CounterRow> counter_rows();
+/// Every canonical series, counters from the table and gauges/counters the normalizer derives
+/// from snapshot fields, in documentation order.
+std::span<const MetricInfo> metric_infos();
+/// The metric with this name, or nullptr.
+const MetricInfo* find_metric(std::string_view name);
+
+/// Family of an RDMA driver name ("mlx5", "bnxt_re", "irdma", "rxe"); `any` when unknown.
+DriverFamily family_of_rdma_driver(std::string_view driver);
+/// Family of an Ethernet driver from ETHTOOL_GDRVINFO ("mlx5_core", "bnxt_en", "ice");
+/// `any` when unknown.
+DriverFamily family_of_netdev_driver(std::string_view driver);
+
+/// The raw name of a row for one priority ("rx_prio{p}_pause", 3 -> "rx_prio3_pause").
+std::string expand_raw_name(std::string_view raw, int priority);
+/// True when the raw name contains the priority placeholder.
+bool has_priority_placeholder(std::string_view raw);
+/// Wrap modulus in canonical units: 2^width_bits * scale, or 0 when the row does not wrap.
+double wrap_modulus(const CounterRow& row);
+
+const char* to_string(DriverFamily family);
+const char* to_string(RawSource source);
+const char* to_string(Combine combine);
+
+}  // namespace rdmatop

@@ -1,0 +1,320 @@
+#include "collector/normalize/normalizer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <utility>
+
+#include "collector/normalize/counter_table.h"
+#include "collector/parse/gid.h"
+
+namespace rdmatop {
+
+namespace {
+
+// ------------------------------------------------------------------------------------------
+// The table, expanded once: {p} rows become eight terms, and rows sharing a series and label
+// set are gathered into groups of alternatives (see counter_table.h for the combine rules).
+// ------------------------------------------------------------------------------------------
+struct Term {
+  const CounterRow* row = nullptr;
+  std::string raw;     ///< the raw name with the priority filled in
+  std::string origin;  ///< "hw_counters/np_cnp_sent"
+};
+
+struct Alternative {
+  DriverFamily driver = DriverFamily::any;
+  RawSource first_source = RawSource::port_hw_counters;
+  std::vector<Term> terms;
+};
+
+struct Group {
+  std::string_view series;
+  FixedLabel label;
+  std::string priority;  ///< "" when the rows carry no {p}
+  std::vector<Alternative> alternatives;
+};
+
+std::string origin_of(RawSource source, std::string_view raw) {
+  std::string origin = to_string(source);
+  origin += '/';
+  origin += raw;
+  return origin;
+}
+
+std::vector<Group> build_groups() {
+  std::vector<Group> groups;
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string>,
+           std::size_t>
+      index;
+  for (const CounterRow& row : counter_rows()) {
+    const bool by_priority = has_priority_placeholder(row.raw);
+    for (int p = 0; p < (by_priority ? kPriorityCount : 1); ++p) {
+      std::string priority = by_priority ? std::to_string(p) : std::string();
+      const auto key = std::make_tuple(row.series, row.label.name, row.label.value, priority);
+      auto [it, inserted] = index.try_emplace(key, groups.size());
+      if (inserted) groups.push_back(Group{row.series, row.label, std::move(priority), {}});
+      Group& group = groups[it->second];
+      std::string raw = by_priority ? expand_raw_name(row.raw, p) : std::string(row.raw);
+      Term term{&row, raw, origin_of(row.source, raw)};
+      // The table's compile-time check guarantees a summed row follows a row of its group.
+      if (row.combine == Combine::first_present || group.alternatives.empty()) {
+        group.alternatives.push_back(Alternative{row.driver, row.source, {}});
+      }
+      group.alternatives.back().terms.push_back(std::move(term));
+    }
+  }
+  return groups;
+}
+
+const std::vector<Group>& expanded_groups() {
+  static const std::vector<Group> groups = build_groups();
+  return groups;
+}
+
+// ------------------------------------------------------------------------------------------
+// One port's view of the snapshot.
+// ------------------------------------------------------------------------------------------
+struct PortView {
+  const DeviceSample& device;
+  const PortSample& port;
+  const NetdevSample* netdev;  ///< nullptr when the port has none or it was not collected
+  DriverFamily device_family;  ///< from the RDMA driver
+  DriverFamily netdev_family;  ///< the RDMA driver's family, else the Ethernet driver's
+  bool first_port;             ///< device-scope hw_counters are attributed to this port
+};
+
+bool netdev_sourced(RawSource source) {
+  return source == RawSource::ethtool || source == RawSource::netdev_statistics;
+}
+
+bool applies(const PortView& view, DriverFamily driver, RawSource source) {
+  if (driver == DriverFamily::any) return true;
+  return driver == (netdev_sourced(source) ? view.netdev_family : view.device_family);
+}
+
+const CounterMap* map_of(const PortView& view, RawSource source) {
+  switch (source) {
+    case RawSource::port_hw_counters:
+      return &view.port.hw_counters;
+    case RawSource::device_hw_counters:
+      return view.first_port ? &view.device.hw_counters : nullptr;
+    case RawSource::pma_counters:
+      return &view.port.counters;
+    case RawSource::ethtool:
+      return view.netdev != nullptr ? &view.netdev->ethtool : nullptr;
+    case RawSource::netdev_statistics:
+      return view.netdev != nullptr ? &view.netdev->statistics : nullptr;
+  }
+  return nullptr;
+}
+
+std::optional<std::uint64_t> lookup(const PortView& view, RawSource source, std::string_view raw) {
+  const CounterMap* map = map_of(view, source);
+  if (map == nullptr) return std::nullopt;
+  const auto it = map->find(raw);
+  if (it == map->end()) return std::nullopt;
+  return it->second;
+}
+
+/// device, port, netdev (omitted when empty: Prometheus treats an empty label as absent),
+/// then the extra labels; sorted by name as series.h requires.
+Labels port_labels(
+    const PortView& view,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> extra = {}) {
+  Labels labels;
+  labels.emplace_back("device", view.device.name);
+  labels.emplace_back("port", std::to_string(view.port.port));
+  if (!view.port.netdev.empty()) labels.emplace_back("netdev", view.port.netdev);
+  for (const auto& [name, value] : extra) {
+    if (!name.empty()) labels.emplace_back(std::string(name), std::string(value));
+  }
+  std::sort(labels.begin(), labels.end());
+  return labels;
+}
+
+class SeriesSink {
+ public:
+  explicit SeriesSink(std::vector<Series>& out) : out_(out) {}
+
+  void add(std::string_view name, Labels labels, SeriesKind kind, double value, double wrap_modulus,
+           std::string origin) {
+    if (!std::isfinite(value)) return;  // never publish NaN or infinity
+    out_.push_back(
+        Series{std::string(name), std::move(labels), kind, value, wrap_modulus, std::move(origin)});
+  }
+
+ private:
+  std::vector<Series>& out_;
+};
+
+// ------------------------------------------------------------------------------------------
+// Counters from the table.
+// ------------------------------------------------------------------------------------------
+void add_table_series(const PortView& view, SeriesSink& sink) {
+  for (const Group& group : expanded_groups()) {
+    for (const Alternative& alt : group.alternatives) {
+      if (!applies(view, alt.driver, alt.first_source)) continue;
+      double value = 0;
+      std::string origin;
+      bool complete = true;
+      for (const Term& term : alt.terms) {
+        const std::optional<std::uint64_t> raw = lookup(view, term.row->source, term.raw);
+        if (!raw) {
+          complete = false;
+          break;
+        }
+        value += static_cast<double>(*raw) * term.row->scale;
+        if (!origin.empty()) origin += '+';
+        origin += term.origin;
+      }
+      if (!complete) continue;
+      const Labels labels = port_labels(
+          view, {{group.label.name, group.label.value},
+                 {group.priority.empty() ? std::string_view() : "priority", group.priority}});
+      // Summed terms share width and scale (checked at compile time): one modulus fits all.
+      sink.add(group.series, labels, SeriesKind::counter, value,
+               wrap_modulus(*alt.terms.front().row), std::move(origin));
+      break;
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Series derived from snapshot fields rather than counter maps.
+// ------------------------------------------------------------------------------------------
+constexpr double kBytesPerGigabit = 125e6;  // 1e9 bits / 8, as prometheus/procfs parseRate
+constexpr double kMillisecondsPerSecond = 1e3;
+
+std::size_t routable_gids(const PortSample& port, std::string_view type) {
+  return static_cast<std::size_t>(
+      std::count_if(port.gids.begin(), port.gids.end(), [&](const GidEntry& gid) {
+        if (gid.type != type) return false;
+        const GidKind kind = classify_gid(gid.gid);
+        return kind == GidKind::ipv4_mapped || kind == GidKind::global;
+      }));
+}
+
+void add_port_gauges(const PortView& view, SeriesSink& sink) {
+  const PortSample& port = view.port;
+  if (port.state_id) {
+    sink.add("rdma_port_state", port_labels(view), SeriesKind::gauge, *port.state_id, 0,
+             "port/state");
+  }
+  if (port.phys_state_id) {
+    sink.add("rdma_port_phys_state", port_labels(view), SeriesKind::gauge, *port.phys_state_id, 0,
+             "port/phys_state");
+  }
+  if (port.rate_gbps) {
+    sink.add("rdma_port_rate_bytes_per_second", port_labels(view), SeriesKind::gauge,
+             *port.rate_gbps * kBytesPerGigabit, 0, "port/rate");
+  }
+  if (port.hw_counters_lifespan_ms) {
+    sink.add("rdma_hw_counters_lifespan_seconds", port_labels(view), SeriesKind::gauge,
+             *port.hw_counters_lifespan_ms / kMillisecondsPerSecond, 0, "hw_counters/lifespan");
+  }
+  // GID counts only mean something on RoCE (Ethernet link layer) ports. An empty table on such
+  // a port is a real finding (no address on the netdev), so 0 is emitted, not omitted.
+  if (port.link_layer == "Ethernet") {
+    // Type strings from ib_cache_gid_type_str (core/cache.c, roce-domain.md §1.2).
+    sink.add("rdma_port_roce_v2_gids", port_labels(view), SeriesKind::gauge,
+             static_cast<double>(routable_gids(port, "RoCE v2")), 0, "port/gids");
+    sink.add("rdma_port_roce_v1_gids", port_labels(view), SeriesKind::gauge,
+             static_cast<double>(routable_gids(port, "IB/RoCE v1")), 0, "port/gids");
+  }
+}
+
+void add_netdev_series(const PortView& view, SeriesSink& sink) {
+  if (view.netdev == nullptr) return;
+  const NetdevSample& netdev = *view.netdev;
+  if (netdev.mtu) {
+    sink.add("rdma_netdev_mtu_bytes", port_labels(view), SeriesKind::gauge, *netdev.mtu, 0,
+             "netdev/mtu");
+  }
+  if (!netdev.operstate.empty()) {
+    sink.add("rdma_netdev_up", port_labels(view), SeriesKind::gauge,
+             netdev.operstate == "up" ? 1 : 0, 0, "netdev/operstate");
+  }
+  if (netdev.carrier_changes) {
+    sink.add("rdma_netdev_carrier_changes_total", port_labels(view), SeriesKind::counter,
+             static_cast<double>(*netdev.carrier_changes), 0, "netdev/carrier_changes");
+  }
+}
+
+/// mlx5e emits rx_prio{p}_pause only for priorities with PFC enabled (pfc_en_tx | pfc_en_rx;
+/// en_stats.c per_prio PFC group, roce-domain.md §3.1), so their presence IS the PFC config.
+/// rx_prio0_bytes is always emitted (per_prio traffic group): its presence proves the string
+/// set was read, so a missing pause string means "disabled", not "unknown". DCB netlink will
+/// replace this inference with the configured value.
+void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
+  if (view.netdev == nullptr || view.netdev_family != DriverFamily::mlx5) return;
+  const CounterMap& ethtool = view.netdev->ethtool;
+  if (!ethtool.contains("rx_prio0_bytes")) return;
+  for (int p = 0; p < kPriorityCount; ++p) {
+    const std::string raw = expand_raw_name("rx_prio{p}_pause", p);
+    sink.add("rdma_pfc_enabled", port_labels(view, {{"priority", std::to_string(p)}}),
+             SeriesKind::gauge, ethtool.contains(raw) ? 1 : 0, 0, "ethtool/" + raw);
+  }
+}
+
+const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& name) {
+  if (name.empty()) return nullptr;
+  const auto it = std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
+                               [&](const NetdevSample& n) { return n.name == name; });
+  return it == snapshot.netdevs.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+std::vector<Series> normalize(const Snapshot& snapshot) {
+  std::vector<Series> series;
+  SeriesSink sink(series);
+  for (const DeviceSample& device : snapshot.devices) {
+    if (device.ports.empty()) continue;
+    const std::uint32_t first_port =
+        std::min_element(device.ports.begin(), device.ports.end(),
+                         [](const PortSample& a, const PortSample& b) { return a.port < b.port; })
+            ->port;
+    const DriverFamily device_family = family_of_rdma_driver(device.driver);
+    for (const PortSample& port : device.ports) {
+      const NetdevSample* netdev = find_netdev(snapshot, port.netdev);
+      DriverFamily netdev_family = device_family;
+      if (netdev_family == DriverFamily::any && netdev != nullptr && netdev->driver) {
+        netdev_family = family_of_netdev_driver(netdev->driver->driver);
+      }
+      const PortView view{device,        port,          netdev,
+                          device_family, netdev_family, port.port == first_port};
+      add_table_series(view, sink);
+      add_port_gauges(view, sink);
+      add_netdev_series(view, sink);
+      add_mlx5_pfc_enabled(view, sink);
+    }
+  }
+
+  // Sort by series_key; a duplicate key (the same device listed twice) keeps its first series.
+  std::vector<std::pair<std::string, std::size_t>> keys;
+  keys.reserve(series.size());
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    keys.emplace_back(series_key(series[i].name, series[i].labels), i);
+  }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Series> sorted;
+  sorted.reserve(series.size());
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (i > 0 && keys[i].first == keys[i - 1].first) continue;
+    sorted.push_back(std::move(series[keys[i].second]));
+  }
+  return sorted;
+}
+
+Observation make_observation(Snapshot snapshot) {
+  Observation observation{std::move(snapshot), {}};
+  observation.series = normalize(observation.snapshot);
+  return observation;
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,33 @@
+// Canonical series: vendor counters mapped to one vocabulary with labels (device, port,
+// netdev, priority, direction, ...). These names are the rule language's and the exporter's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rdmatop {
+
+/// Sorted by label name; no duplicate names.
+using Labels = std::vector<std::pair<std::string, std::string>>;
+
+enum class SeriesKind : std::uint8_t { counter, gauge };
+
+struct Series {
+  std::string name;  ///< "rdma_pfc_pause_seconds_total"
+  Labels labels;     ///< {device, direction, netdev, port, priority}
+  SeriesKind kind = SeriesKind::counter;
+  double value = 0;  ///< in the canonical unit (seconds, bytes, packets, events)
+  /// For counters: the value at which the underlying raw counter wraps, in canonical units
+  /// (2^32 * scale for a 32-bit hardware counter); 0 when it does not wrap (64-bit/saturating).
+  double wrap_modulus = 0;
+  std::string origin;  ///< where it came from: "hw_counters/np_cnp_sent", "ethtool/rx_prio3_pause"
+};
+
+/// Looks up a label value; empty string when absent.
+const std::string& label_value(const Labels& labels, const std::string& name);
+/// A stable text key "name{a="x",b="y"}" used to match series across snapshots.
+std::string series_key(const std::string& name, const Labels& labels);
+
+}  // namespace rdmatop

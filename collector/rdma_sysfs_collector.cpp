@@ -1,0 +1,372 @@
+// class/infiniband -> DeviceSample/PortSample. Layout and formats: drivers/infiniband/core/
+// sysfs.c (roce-domain.md §1). One SourceStatus per device ("mlx5_0") and per port
+// ("mlx5_0/1"), source "sysfs"; the error policy lives in SysfsObjectReader.
+#include <algorithm>
+#include <cerrno>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "collector/collect.h"
+#include "collector/parse/gid.h"
+#include "collector/parse/sysfs_parse.h"
+#include "collector/sysfs_object_reader.h"
+
+namespace rdmatop {
+namespace {
+
+using Presence = SysfsObjectReader::Presence;
+using DirOutcome = SysfsObjectReader::DirOutcome;
+
+constexpr std::string_view class_dir = "class/infiniband";
+constexpr std::string_view source_name = "sysfs";
+
+std::string_view basename_of(std::string_view path) {
+  while (!path.empty() && path.back() == '/') path.remove_suffix(1);
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// The last PCI-address component of a sysfs device path, or "".
+std::string_view last_pci_component(std::string_view path) {
+  std::string_view found;
+  std::size_t pos = 0;
+  while (pos <= path.size()) {
+    const std::size_t slash = std::min(path.find('/', pos), path.size());
+    const std::string_view part = path.substr(pos, slash - pos);
+    if (is_pci_address(part)) found = part;
+    pos = slash + 1;
+  }
+  return found;
+}
+
+// The RDMA driver family, from the kernel driver bound to the device's parent. mlx5_ib,
+// bnxt_re and irdma register the ib_device on the PCI function (driver mlx5_core, bnxt_en,
+// ice/i40e) or, in newer and out-of-tree versions, on an auxiliary device bound to the RDMA
+// driver itself (irdma: "ice.roce.0" -> irdma). irdma replaced i40iw for X722 in 5.14.
+std::string driver_from_parent(std::string_view parent_driver) {
+  static constexpr std::pair<std::string_view, std::string_view> table[] = {
+      {"mlx5_core", "mlx5"}, {"mlx5_ib", "mlx5"}, {"bnxt_en", "bnxt_re"}, {"bnxt_re", "bnxt_re"},
+      {"irdma", "irdma"},    {"ice", "irdma"},    {"i40e", "irdma"},
+  };
+  for (const auto& [kernel, family] : table) {
+    if (parent_driver == kernel) return std::string(family);
+  }
+  return {};
+}
+
+// Fallback for devices without a parent driver link (rxe is virtual) or with an unknown one:
+// the kernel's default device names ("mlx5_%d", "bnxt_re%d", "irdma%d"; rxe names are chosen by
+// `rdma link add`, conventionally "rxe...").
+std::string driver_from_name(std::string_view device) {
+  static constexpr std::pair<std::string_view, std::string_view> table[] = {
+      {"mlx5_", "mlx5"},
+      {"bnxt_re", "bnxt_re"},
+      {"irdma", "irdma"},
+      {"rxe", "rxe"},
+  };
+  for (const auto& [prefix, family] : table) {
+    if (device.substr(0, prefix.size()) == prefix) return std::string(family);
+  }
+  return {};
+}
+
+std::optional<std::uint32_t> to_u32(std::uint64_t value) {
+  if (value > std::numeric_limits<std::uint32_t>::max()) return std::nullopt;
+  return static_cast<std::uint32_t>(value);
+}
+
+// `lifespan` sits among the hw_counters but is the cache lifetime in ms, not a counter
+// (drivers/infiniband/core/sysfs.c show_stats_lifespan).
+std::optional<std::uint32_t> take_lifespan(CounterMap& counters) {
+  const auto it = counters.find("lifespan");
+  if (it == counters.end()) return std::nullopt;
+  const auto value = to_u32(it->second);
+  counters.erase(it);
+  return value;
+}
+
+void read_state_files(SysfsObjectReader& port, PortSample& out) {
+  using Parser = Result<IdName> (*)(std::string_view);
+  const auto read_id_name = [&](std::string_view file, Parser parse,
+                                std::optional<std::uint32_t>& id, std::string& name) {
+    const auto text = port.read(file, Presence::required);
+    if (!text) return;
+    const auto parsed = parse(*text);
+    if (!parsed) return port.record_parse_error(file, parsed.error());
+    id = parsed->id;
+    name = parsed->name;
+  };
+  read_id_name("state", parse_state, out.state_id, out.state);
+  read_id_name("phys_state", parse_phys_state, out.phys_state_id, out.phys_state);
+
+  if (auto rate = port.read_text("rate", Presence::required)) {
+    const auto gbps = parse_rate(*rate);
+    if (gbps) {
+      out.rate_gbps = *gbps;
+    } else {
+      port.record_parse_error("rate", gbps.error());
+    }
+    out.rate_text = std::move(*rate);
+  }
+  if (auto layer = port.read_text("link_layer", Presence::required)) out.link_layer = *layer;
+}
+
+// The GID table: gids/<i>, gid_attrs/types/<i>, gid_attrs/ndevs/<i>. Tables have up to
+// gid_tbl_len entries (1024 on rxe), nearly all of them empty, so the directory is listed once
+// and only populated slots cost more than one read.
+void read_gid_table(SysfsObjectReader& port, PortSample& out) {
+  const auto names = port.list("gids", Presence::required);
+  if (!names) return;
+  std::vector<std::pair<std::uint32_t, const std::string*>> slots;
+  slots.reserve(names->size());
+  for (const auto& name : *names) {
+    const auto index = parse_index_name(name);
+    if (!index) {
+      port.record_parse_error(join_path("gids", name), index.error());
+      continue;
+    }
+    slots.emplace_back(*index, &name);
+  }
+  std::sort(slots.begin(), slots.end());
+
+  for (const auto& [index, name] : slots) {
+    const std::string gid_file = join_path("gids", *name);
+    const auto text = port.read(gid_file, Presence::required);
+    if (port.vanished()) return;
+    if (!text) continue;
+    const auto gid = parse_gid(*text);
+    if (!gid) {
+      port.record_parse_error(gid_file, gid.error());
+      continue;
+    }
+    if (classify_gid(*gid) == GidKind::unpopulated) continue;
+
+    // An unpopulated (or just-deleted) slot fails with EINVAL (core/sysfs.c
+    // show_port_gid_attr_gid_type via rdma_get_gid_attr): not an entry, not a problem.
+    const std::string type_file = join_path("gid_attrs/types", *name);
+    auto type = port.read_raw(type_file);
+    if (!type && type.error().code == EINVAL) continue;
+    GidEntry entry{index, *gid, {}, {}};
+    if (type) {
+      auto text_type = parse_text_attribute(*type);
+      if (text_type) {
+        entry.type = std::move(text_type).value();
+      } else {
+        port.record_parse_error(type_file, text_type.error());
+      }
+    } else {
+      port.record(type_file, type.error(), Presence::optional);
+    }
+
+    // EINVAL here means the GID has no netdev (an InfiniBand port): empty, not a problem.
+    const std::string ndev_file = join_path("gid_attrs/ndevs", *name);
+    const auto ndev = port.read_raw(ndev_file);
+    if (ndev) {
+      auto ifname = parse_text_attribute(*ndev);
+      if (ifname && is_valid_netdev_name(*ifname)) {
+        entry.netdev = std::move(ifname).value();
+      } else {
+        port.record_parse_error(ndev_file,
+                                Error{0, "not a netdev name: " + escape_for_message(*ndev)});
+      }
+    } else if (ndev.error().code != EINVAL) {
+      port.record(ndev_file, ndev.error(), Presence::optional);
+    }
+    if (port.vanished()) return;
+    out.gids.push_back(std::move(entry));
+  }
+}
+
+void read_port_counters(SysfsObjectReader& port, ProblemLog& log, PortSample& out) {
+  // counters/ exists only when the driver answers PMA MADs (mlx5 yes, rxe no).
+  if (port.read_counters("counters", out.counters) == DirOutcome::absent) {
+    log.note("no counters/ directory (driver has no PMA)");
+  }
+  if (port.read_counters("hw_counters", out.hw_counters) == DirOutcome::absent) {
+    log.note("no hw_counters/ directory");
+  }
+  out.hw_counters_lifespan_ms = take_lifespan(out.hw_counters);
+}
+
+/// Reads one device; the collected ports' statuses go to `port_statuses`.
+class DeviceCollector {
+ public:
+  DeviceCollector(const FileSource& fs, std::string name)
+      : fs_(fs),
+        name_(std::move(name)),
+        base_(join_path(class_dir, name_)),
+        device_(fs, base_, base_, log_) {}
+
+  /// False when the device vanished while it was being read.
+  bool collect(DeviceSample& out, std::vector<SourceStatus>& port_statuses) {
+    out.name = name_;
+    read_identity(out);
+    if (device_.read_counters("hw_counters", out.hw_counters) != DirOutcome::failed) {
+      take_lifespan(out.hw_counters);  // device scope has no lifespan field; not a counter
+    }
+    if (device_.vanished()) return false;
+    return read_ports(out, port_statuses);
+  }
+
+  SourceStatus status(const StatusTimer& timer, bool vanished) const {
+    if (vanished) return timer.finish(SourceState::error, "device vanished during read");
+    return timer.finish(log_.state(), log_.message());
+  }
+
+ private:
+  void read_identity(DeviceSample& out) {
+    if (const auto text = device_.read("node_type", Presence::required)) {
+      const auto parsed = parse_node_type(*text);
+      if (parsed) {
+        out.node_type = parsed->name;
+      } else {
+        device_.record_parse_error("node_type", parsed.error());
+      }
+    }
+    // fw_ver, the GUIDs are core attributes; hca_type, board_id, hw_rev are driver attributes
+    // (mlx5, bnxt_re) that rxe and others lack: absent -> empty string either way.
+    const std::pair<std::string_view, std::string*> text_files[] = {
+        {"fw_ver", &out.fw_ver},
+        {"node_guid", &out.node_guid},
+        {"sys_image_guid", &out.sys_image_guid},
+        {"hca_type", &out.hca_type},
+        {"board_id", &out.board_id},
+        {"hw_rev", &out.hw_rev},
+    };
+    for (const auto& [file, field] : text_files) {
+      if (auto text = device_.read_text(file, Presence::optional)) *field = std::move(*text);
+    }
+    read_parent(out);
+  }
+
+  // `device` links the ib_device to its parent bus device (absent for virtual devices).
+  void read_parent(DeviceSample& out) {
+    const auto parent = device_.read_link("device");
+    if (parent) {
+      has_parent_ = true;
+      const std::string_view leaf = basename_of(*parent);
+      out.pci_address = std::string(leaf);
+      if (!is_pci_address(leaf)) {
+        // An auxiliary parent ("ice.roce.0") sits under the PCI function; the class link's
+        // target is the full /sys/devices path, which names it. Best effort: a fixture tree
+        // may hold a plain directory there, and a vanished device shows in the reads after.
+        if (const auto self = fs_.read_link(base_)) {
+          const std::string_view pci = last_pci_component(*self);
+          if (!pci.empty()) out.pci_address = std::string(pci);
+        }
+      }
+      if (const auto driver = device_.read_link("device/driver")) {
+        out.driver = driver_from_parent(basename_of(*driver));
+      }
+    }
+    if (out.driver.empty()) out.driver = driver_from_name(name_);
+  }
+
+  bool read_ports(DeviceSample& out, std::vector<SourceStatus>& port_statuses) {
+    const auto names = device_.list("ports", Presence::required);
+    if (!names) return !device_.vanished();
+    std::vector<std::pair<std::uint32_t, const std::string*>> ports;
+    for (const auto& name : *names) {
+      const auto number = parse_index_name(name);
+      if (!number) {
+        device_.record_parse_error(join_path("ports", name), number.error());
+        continue;
+      }
+      ports.emplace_back(*number, &name);
+    }
+    std::sort(ports.begin(), ports.end());
+
+    for (const auto& [number, name] : ports) {
+      StatusTimer timer(std::string(source_name), name_ + "/" + *name);
+      ProblemLog log;
+      SysfsObjectReader port(fs_, join_path(base_, join_path("ports", *name)), base_, log);
+      PortSample sample;
+      sample.port = number;
+      read_state_files(port, sample);
+      read_gid_table(port, sample);
+      read_port_counters(port, log, sample);
+      if (!port.vanished()) sample.netdev = port_netdev(sample, ports.size());
+      if (port.vanished() || device_.vanished()) return false;
+      port_statuses.push_back(timer.finish(log.state(), log.message()));
+      out.ports.push_back(std::move(sample));
+    }
+    return true;
+  }
+
+  // The GID table names the port's netdev authoritatively (also for bonds and rxe). Without a
+  // populated entry, a single-port PCI device's device/net/ can still name it
+  // (roce-domain.md §1.6); with several entries (switchdev) there is no way to choose.
+  std::string port_netdev(const PortSample& port, std::size_t port_count) {
+    for (const auto& gid : port.gids) {
+      if (!gid.netdev.empty()) return gid.netdev;
+    }
+    if (!has_parent_ || port_count != 1) return {};
+    const auto nets = device_.list("device/net", Presence::optional);
+    if (!nets || nets->size() != 1 || !is_valid_netdev_name(nets->front())) return {};
+    return nets->front();
+  }
+
+  const FileSource& fs_;
+  std::string name_;
+  std::string base_;
+  ProblemLog log_;
+  SysfsObjectReader device_;
+  bool has_parent_ = false;
+};
+
+}  // namespace
+
+void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out) {
+  StatusTimer class_timer(std::string(source_name), "");
+  const auto names = ctx.sysfs.list(class_dir);
+  if (!names) {
+    const Error& err = names.error();
+    if (err.code == ENOENT) {
+      out.sources.push_back(
+          class_timer.finish(SourceState::no_data, "no RDMA devices (class/infiniband absent)"));
+    } else {
+      out.sources.push_back(class_timer.finish(SourceState::error, err.message));
+    }
+    return;
+  }
+  if (names->empty()) {
+    out.sources.push_back(
+        class_timer.finish(SourceState::no_data, "no RDMA devices (class/infiniband is empty)"));
+    return;
+  }
+
+  std::vector<std::string> accepted;
+  for (const auto& name : *names) {
+    if (ctx.filter.accepts(name)) accepted.push_back(name);
+  }
+  if (accepted.empty()) {
+    std::string found;
+    for (const auto& name : *names) found += (found.empty() ? "" : ", ") + name;
+    out.sources.push_back(class_timer.finish(
+        SourceState::no_data, "no RDMA device passes the device filter (found: " + found + ")"));
+    return;
+  }
+
+  for (const auto& name : accepted) {
+    StatusTimer timer(std::string(source_name), name);
+    DeviceCollector collector(ctx.sysfs, name);
+    DeviceSample device;
+    std::vector<SourceStatus> port_statuses;
+    const bool complete = collector.collect(device, port_statuses);
+    // A vanished device is dropped whole: a half-read device would look like a live one whose
+    // counters went missing.
+    out.sources.push_back(collector.status(timer, !complete));
+    if (!complete) continue;
+    out.sources.insert(out.sources.end(), std::make_move_iterator(port_statuses.begin()),
+                       std::make_move_iterator(port_statuses.end()));
+    out.devices.push_back(std::move(device));
+  }
+  std::stable_sort(out.devices.begin(), out.devices.end(),
+                   [](const DeviceSample& a, const DeviceSample& b) { return a.name < b.name; });
+}
+
+}  // namespace rdmatop

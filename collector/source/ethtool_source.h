@@ -1,0 +1,33 @@
+// The OS boundary for ethtool. The live implementation speaks SIOCETHTOOL (and ethtool
+// netlink for the standard pause statistics); the offline one reads `ethtool -S` / `ethtool -i`
+// text dumps from a directory (--ethtool-dir), so data captured on another host can be analysed.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "collector/model/result.h"
+#include "collector/model/snapshot.h"
+
+namespace rdmatop {
+
+class EthtoolSource {
+ public:
+  virtual ~EthtoolSource() = default;
+  /// `ethtool -S`: the ETH_SS_STATS strings with their values.
+  virtual Result<CounterMap> stats(const std::string& ifname) = 0;
+  /// `ethtool -i`: driver, version, firmware, bus-info.
+  virtual Result<DriverInfo> driver_info(const std::string& ifname) = 0;
+  /// `ethtool -I -a`: link-level pause settings and, where the kernel has them, statistics.
+  virtual Result<PauseInfo> pause(const std::string& ifname) = 0;
+  /// Human-readable description, for messages ("ioctl", "dir tests/fixtures/x/ethtool").
+  virtual std::string describe() const = 0;
+};
+
+/// Live: SIOCETHTOOL ioctls in the caller's network namespace.
+std::unique_ptr<EthtoolSource> make_ioctl_ethtool_source();
+/// Offline: `<dir>/<ifname>` or `<dir>/<ifname>.txt` holds `ethtool -S` output;
+/// `<dir>/<ifname>.info` holds `ethtool -i` output; `<dir>/<ifname>.pause` holds `ethtool -I -a`.
+std::unique_ptr<EthtoolSource> make_dump_ethtool_source(std::string dir);
+
+}  // namespace rdmatop

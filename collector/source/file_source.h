@@ -1,0 +1,32 @@
+// The OS boundary for sysfs: every path is relative to an injected root (--sysfs-root,
+// default /sys), so the same collectors run on the live kernel, on fixture trees and on the
+// simulator's tree. Only implementations of this interface touch the filesystem.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/model/result.h"
+
+namespace rdmatop {
+
+class FileSource {
+ public:
+  virtual ~FileSource() = default;
+  /// Reads a small attribute file whole. Errors carry errno (EINVAL for unpopulated GID
+  /// entries, EACCES, EOPNOTSUPP, ENOENT when a device vanished, EISDIR, ...).
+  virtual Result<std::string> read(std::string_view relpath) const = 0;
+  /// Names in a directory, without "." and "..", sorted.
+  virtual Result<std::vector<std::string>> list(std::string_view reldir) const = 0;
+  /// Target of a symbolic link, as stored in the link.
+  virtual Result<std::string> read_link(std::string_view relpath) const = 0;
+  /// Human-readable root, for messages ("/sys", "tests/fixtures/mlx5/sys").
+  virtual std::string describe() const = 0;
+};
+
+/// The real filesystem under `root`.
+std::unique_ptr<FileSource> make_directory_file_source(std::string root);
+
+}  // namespace rdmatop

@@ -1,0 +1,164 @@
+#include "collector/sysfs_object_reader.h"
+
+#include <cerrno>
+
+#include "collector/parse/sysfs_parse.h"
+
+namespace rdmatop {
+namespace {
+
+constexpr std::size_t max_listed_problems = 8;
+
+bool is_benign_errno(int code) {
+  // EINVAL: PMA MAD failed on current kernels, unpopulated GID attrs, rate of an unknown width;
+  // EOPNOTSUPP: the driver does not implement the attribute; ENOSYS: no MAD support
+  // (drivers/infiniband/core/sysfs.c show_pma_counter/get_perf_mad; roce-domain.md §1.5).
+  return code == EINVAL || code == EOPNOTSUPP || code == ENOSYS;
+}
+
+bool is_gone_errno(int code) {
+  // kernfs removes the node on unregister (ENOENT at open); a read racing the removal of an
+  // already-open attribute gets ENODEV (fs/kernfs/file.c kernfs_get_active failing).
+  return code == ENOENT || code == ENODEV;
+}
+
+}  // namespace
+
+std::string ProblemLog::message() const {
+  std::string out;
+  std::size_t listed = 0;
+  for (const auto* group : {&errors_, &notes_}) {
+    for (const auto& m : *group) {
+      if (listed == max_listed_problems) break;
+      if (!out.empty()) out += "; ";
+      out += m;
+      ++listed;
+    }
+  }
+  const std::size_t total = errors_.size() + notes_.size();
+  if (total > listed) out += "; (+" + std::to_string(total - listed) + " more)";
+  return out;
+}
+
+std::string join_path(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out(a);
+  out += '/';
+  out += b;
+  return out;
+}
+
+SysfsObjectReader::SysfsObjectReader(const FileSource& fs, std::string base, std::string owner,
+                                     ProblemLog& log)
+    : fs_(fs), base_(std::move(base)), owner_(std::move(owner)), log_(log) {}
+
+std::string SysfsObjectReader::path(std::string_view rel) const {
+  return join_path(base_, rel);
+}
+
+bool SysfsObjectReader::owner_vanished() const {
+  const auto listing = fs_.list(owner_);
+  return !listing && is_gone_errno(listing.error().code);
+}
+
+void SysfsObjectReader::record(std::string_view rel, const Error& error, Presence presence) {
+  if (vanished_) return;
+  const std::string what(rel.empty() ? std::string_view(".") : rel);
+  if (is_gone_errno(error.code)) {
+    if (owner_vanished()) {
+      vanished_ = true;
+      return;
+    }
+    if (presence == Presence::optional && error.code == ENOENT) return;
+    log_.error(errno_error(error.code, what).message);
+  } else if (is_benign_errno(error.code)) {
+    log_.note(errno_error(error.code, what).message);
+  } else if (error.code != 0) {
+    log_.error(errno_error(error.code, what).message);
+  } else {
+    log_.error(what + ": " + error.message);  // a non-errno failure (path rejected, ...)
+  }
+}
+
+void SysfsObjectReader::record_parse_error(std::string_view rel, const Error& error) {
+  if (vanished_) return;
+  log_.error(std::string(rel) + ": " + error.message);
+}
+
+Result<std::string> SysfsObjectReader::read_raw(std::string_view rel) const {
+  return fs_.read(path(rel));
+}
+
+std::optional<std::string> SysfsObjectReader::read(std::string_view rel, Presence presence) {
+  if (vanished_) return std::nullopt;
+  auto content = fs_.read(path(rel));
+  if (!content) {
+    record(rel, content.error(), presence);
+    return std::nullopt;
+  }
+  return std::move(content).value();
+}
+
+std::optional<std::string> SysfsObjectReader::read_text(std::string_view rel, Presence presence) {
+  const auto content = read(rel, presence);
+  if (!content) return std::nullopt;
+  auto text = parse_text_attribute(*content);
+  if (!text) {
+    record_parse_error(rel, text.error());
+    return std::nullopt;
+  }
+  return std::move(text).value();
+}
+
+std::optional<std::uint64_t> SysfsObjectReader::read_u64(std::string_view rel, Presence presence) {
+  const auto content = read(rel, presence);
+  if (!content) return std::nullopt;
+  const auto value = parse_counter_value(*content);
+  if (!value) {
+    record_parse_error(rel, value.error());
+    return std::nullopt;
+  }
+  return *value;
+}
+
+std::optional<std::vector<std::string>> SysfsObjectReader::list(std::string_view rel,
+                                                                Presence presence) {
+  if (vanished_) return std::nullopt;
+  auto names = fs_.list(path(rel));
+  if (!names) {
+    record(rel, names.error(), presence);
+    return std::nullopt;
+  }
+  return std::move(names).value();
+}
+
+std::optional<std::string> SysfsObjectReader::read_link(std::string_view rel) {
+  if (vanished_) return std::nullopt;
+  auto target = fs_.read_link(path(rel));
+  if (!target) {
+    record(rel, target.error(), Presence::optional);
+    return std::nullopt;
+  }
+  return std::move(target).value();
+}
+
+SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view dir,
+                                                               CounterMap& out) {
+  if (vanished_) return DirOutcome::failed;
+  auto names = fs_.list(path(dir));
+  if (!names) {
+    record(dir, names.error(), Presence::optional);
+    const bool absent = !vanished_ && names.error().code == ENOENT;
+    return absent ? DirOutcome::absent : DirOutcome::failed;
+  }
+  for (const auto& name : *names) {
+    const std::string rel = join_path(dir, name);
+    // Listed a moment ago, so a missing file is unexpected: required.
+    if (const auto value = read_u64(rel, Presence::required)) out.emplace(name, *value);
+    if (vanished_) return DirOutcome::failed;
+  }
+  return DirOutcome::read;
+}
+
+}  // namespace rdmatop

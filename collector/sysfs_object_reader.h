@@ -1,0 +1,94 @@
+// Reading the attribute files of one sysfs object (an RDMA device, a port, a netdev) with the
+// one error policy both sysfs collectors share, so "what is benign" is decided in one place:
+//  * EINVAL / EOPNOTSUPP / ENOSYS on a read are known-benign (counters an older kernel or a
+//    device without a PMA cannot produce; unpopulated GID slots): listed, state stays ok;
+//  * ENOENT / ENODEV: the object may have been unregistered since it was listed. The owner
+//    directory is re-listed; if it is gone the object "vanished" and the caller stops;
+//  * anything else (EACCES, EIO, unparsable text, ...) is an error for the object's status.
+// Internal to the collectors; not a public interface.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/model/result.h"
+#include "collector/model/snapshot.h"
+#include "collector/source/file_source.h"
+
+namespace rdmatop {
+
+/// What went wrong while reading one object, turned into its SourceStatus message and state.
+class ProblemLog {
+ public:
+  /// Benign: listed in the message, the state stays ok.
+  void note(std::string message) { notes_.push_back(std::move(message)); }
+  /// Makes the state `error`.
+  void error(std::string message) { errors_.push_back(std::move(message)); }
+  bool has_errors() const { return !errors_.empty(); }
+  SourceState state() const { return has_errors() ? SourceState::error : SourceState::ok; }
+  /// Errors first, then notes, joined by "; ". Long lists are cut ("(+N more)"): one broken
+  /// counter directory must not turn a status line into a kilobyte of text.
+  std::string message() const;
+
+ private:
+  std::vector<std::string> errors_;
+  std::vector<std::string> notes_;
+};
+
+class SysfsObjectReader {
+ public:
+  enum class Presence : std::uint8_t {
+    required,  ///< ENOENT is an error (unless the owner vanished)
+    optional,  ///< ENOENT means "this driver/kernel does not have it": silently absent
+  };
+  enum class DirOutcome : std::uint8_t { read, absent, failed };
+
+  /// `base`: the object directory all `rel` paths are under ("class/infiniband/mlx5_0/ports/1").
+  /// `owner`: the directory whose disappearance means the object was unregistered
+  /// ("class/infiniband/mlx5_0"). Problems go to `log`, named relative to `base`.
+  SysfsObjectReader(const FileSource& fs, std::string base, std::string owner, ProblemLog& log);
+
+  /// True once a failed read was explained by the owner directory having disappeared. Every
+  /// read after that returns nothing without logging.
+  bool vanished() const { return vanished_; }
+  const std::string& base() const { return base_; }
+
+  /// The file's bytes; on failure the error is recorded by the policy above.
+  std::optional<std::string> read(std::string_view rel, Presence presence);
+  /// The file unrecorded, for callers with their own rule for one errno (GID slots, speed).
+  Result<std::string> read_raw(std::string_view rel) const;
+  /// A free-text attribute (parse_text_attribute); unprintable content is an error.
+  std::optional<std::string> read_text(std::string_view rel, Presence presence);
+  /// A "%llu" attribute (parse_counter_value).
+  std::optional<std::uint64_t> read_u64(std::string_view rel, Presence presence);
+  /// Directory names, sorted.
+  std::optional<std::vector<std::string>> list(std::string_view rel, Presence presence);
+  /// A link target; a missing link is silently absent (virtual devices have no `device`).
+  std::optional<std::string> read_link(std::string_view rel);
+  /// Every file of `dir` as a raw counter into `out` (names kept verbatim: irdma's contain
+  /// spaces). An unreadable or unparsable file is left out of `out` and recorded.
+  DirOutcome read_counters(std::string_view dir, CounterMap& out);
+
+  /// Applies the policy to a failed operation on `rel`.
+  void record(std::string_view rel, const Error& error, Presence presence);
+  /// Records a parse failure of `rel`'s content as an error.
+  void record_parse_error(std::string_view rel, const Error& error);
+
+ private:
+  std::string path(std::string_view rel) const;
+  bool owner_vanished() const;
+
+  const FileSource& fs_;
+  std::string base_;
+  std::string owner_;
+  ProblemLog& log_;
+  bool vanished_ = false;
+};
+
+/// Joins two relative sysfs path parts with '/'.
+std::string join_path(std::string_view a, std::string_view b);
+
+}  // namespace rdmatop

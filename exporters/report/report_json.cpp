@@ -1,0 +1,185 @@
+// The JSON report: everything the text shows plus every raw value, under a format name and
+// version (docs/report-format.md). nlohmann::ordered_json keeps keys in a stable order.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "exporters/report/report_render.h"
+
+namespace rdmatop {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+template <class T>
+json opt(const std::optional<T>& v) {
+  return v ? json(*v) : json(nullptr);
+}
+
+json counters(const CounterMap& map) {
+  json out = json::object();
+  for (const auto& [name, value] : map) out[name] = value;
+  return out;
+}
+
+json gid_json(const GidEntry& g) {
+  return json{{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}};
+}
+
+json rate_json(const Rate& rate) {
+  json out{{"state", to_string(rate.state)}};
+  out["per_second"] = (rate.state == RateState::ok || rate.state == RateState::wrap)
+                          ? json(rate.per_second)
+                          : json(nullptr);
+  return out;
+}
+
+json labels_json(const Labels& labels) {
+  json out = json::object();
+  for (const auto& [name, value] : labels) out[name] = value;
+  return out;
+}
+
+json series_json(const SeriesWithRate& s) {
+  json out{{"name", s.series.name},
+           {"labels", labels_json(s.series.labels)},
+           {"kind", s.series.kind == SeriesKind::counter ? "counter" : "gauge"},
+           {"value", s.series.value},
+           {"origin", s.series.origin}};
+  if (s.series.kind == SeriesKind::counter) out["rate"] = rate_json(s.rate);
+  return out;
+}
+
+json port_json(const PortSample& port, const PortReport* pr) {
+  json out{{"port", port.port},
+           {"state", port.state},
+           {"state_id", opt(port.state_id)},
+           {"phys_state", port.phys_state},
+           {"phys_state_id", opt(port.phys_state_id)},
+           {"rate", port.rate_text},
+           {"rate_gbps", opt(port.rate_gbps)},
+           {"link_layer", port.link_layer},
+           {"netdev", port.netdev},
+           {"hw_counters_lifespan_ms", opt(port.hw_counters_lifespan_ms)}};
+  out["roce_v2_gid"] = (pr && pr->roce_v2_gid) ? gid_json(*pr->roce_v2_gid) : json(nullptr);
+  json gids = json::array();
+  for (const auto& g : port.gids) gids.push_back(gid_json(g));
+  out["gids"] = std::move(gids);
+  out["counters"] = counters(port.counters);
+  out["hw_counters"] = counters(port.hw_counters);
+  json series = json::array();
+  if (pr) {
+    for (const auto& s : pr->series) series.push_back(series_json(s));
+  }
+  out["series"] = std::move(series);
+  return out;
+}
+
+json netdev_json(const NetdevSample& nd) {
+  json out{{"name", nd.name},
+           {"mtu", opt(nd.mtu)},
+           {"operstate", nd.operstate},
+           {"carrier_changes", opt(nd.carrier_changes)},
+           {"speed_mbps", opt(nd.speed_mbps)},
+           {"address", nd.address}};
+  out["driver"] = nd.driver ? json{{"driver", nd.driver->driver},
+                                   {"version", nd.driver->version},
+                                   {"fw_version", nd.driver->fw_version},
+                                   {"bus_info", nd.driver->bus_info}}
+                            : json(nullptr);
+  out["pause"] = nd.pause ? json{{"autoneg", opt(nd.pause->autoneg)},
+                                 {"rx", opt(nd.pause->rx)},
+                                 {"tx", opt(nd.pause->tx)},
+                                 {"rx_frames", opt(nd.pause->rx_frames)},
+                                 {"tx_frames", opt(nd.pause->tx_frames)}}
+                          : json(nullptr);
+  out["statistics"] = counters(nd.statistics);
+  out["ethtool"] = counters(nd.ethtool);
+  return out;
+}
+
+std::string rfc3339_ms(promql::Timestamp ms) {
+  if (ms == 0) return {};
+  const std::chrono::system_clock::time_point t{std::chrono::milliseconds(ms)};
+  return fmt::format("{:%Y-%m-%dT%H:%M:%S}.{:03}Z",
+                     fmt::gmtime(std::chrono::system_clock::to_time_t(t)), ms % 1000);
+}
+
+json finding_json(const Finding& f) {
+  json annotations = json::object();
+  for (const auto& [name, value] : f.annotations) annotations[name] = value;
+  json evidence = json::array();
+  for (const auto& e : f.evidence) {
+    evidence.push_back(json{{"labels", labels_json(e.labels)}, {"value", e.value}});
+  }
+  return json{{"rule", f.rule},
+              {"group", f.group},
+              {"severity", to_string(f.severity)},
+              {"state", to_string(f.state)},
+              {"labels", labels_json(f.labels)},
+              {"active_since", rfc3339_ms(f.active_since)},
+              {"fired_at", f.fired_at ? json(rfc3339_ms(f.fired_at)) : json(nullptr)},
+              {"resolved_at", f.resolved_at ? json(rfc3339_ms(f.resolved_at)) : json(nullptr)},
+              {"value", f.value},
+              {"annotations", annotations},
+              {"evidence", evidence}};
+}
+
+}  // namespace
+
+std::string render_report_json(const Report& report) {
+  const Snapshot& snap = report.snapshot;
+  json doc{
+      {"format", kReportFormat},
+      {"version", kReportFormatVersion},
+      {"rdmatop_version", RDMATOP_VERSION},
+      {"host", snap.hostname},
+      {"generated_at", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
+                                   fmt::gmtime(std::chrono::system_clock::to_time_t(snap.wall)))},
+      {"interval_seconds", report.interval_seconds}};
+  json findings = json::array();
+  for (const auto& f : report.findings) findings.push_back(finding_json(f));
+  doc["findings"] = std::move(findings);
+  json devices = json::array();
+  for (std::size_t d = 0; d < snap.devices.size(); ++d) {
+    const DeviceSample& dev = snap.devices[d];
+    json dj{{"name", dev.name},           {"driver", dev.driver},
+            {"node_type", dev.node_type}, {"fw_ver", dev.fw_ver},
+            {"node_guid", dev.node_guid}, {"sys_image_guid", dev.sys_image_guid},
+            {"hca_type", dev.hca_type},   {"board_id", dev.board_id},
+            {"hw_rev", dev.hw_rev},       {"pci_address", dev.pci_address}};
+    dj["hw_counters"] = counters(dev.hw_counters);
+    json ports = json::array();
+    for (std::size_t p = 0; p < dev.ports.size(); ++p) {
+      const PortReport* pr = nullptr;
+      for (const auto& candidate : report.ports) {
+        if (candidate.device_index == d && candidate.port_index == p) pr = &candidate;
+      }
+      ports.push_back(port_json(dev.ports[p], pr));
+    }
+    dj["ports"] = std::move(ports);
+    devices.push_back(std::move(dj));
+  }
+  doc["devices"] = std::move(devices);
+  json netdevs = json::array();
+  for (const auto& nd : snap.netdevs) netdevs.push_back(netdev_json(nd));
+  doc["netdevs"] = std::move(netdevs);
+  json sources = json::array();
+  for (const auto& st : snap.sources) {
+    sources.push_back(
+        json{{"source", st.source},
+             {"target", st.target},
+             {"state", to_string(st.state)},
+             {"message", st.message},
+             {"duration_seconds", std::chrono::duration<double>(st.duration).count()}});
+  }
+  doc["sources"] = std::move(sources);
+  doc["rule_errors"] = report.rule_errors;
+  // Invalid UTF-8 in a driver string must not abort the report: replace it.
+  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,56 @@
+// The diagnostic report as data: two snapshots -> inventory + per-port canonical series with
+// rates. Pure (no I/O), so it is unit-tested on hand-built snapshots and rendered as text or
+// JSON by report_text.cpp / report_json.cpp.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collector/model/snapshot.h"
+#include "collector/normalize/normalizer.h"
+#include "collector/normalize/rates.h"
+#include "collector/normalize/series.h"
+#include "rules/finding.h"
+
+namespace rdmatop {
+
+struct SeriesWithRate {
+  Series series;
+  Rate rate;
+};
+
+struct PortReport {
+  std::size_t device_index = 0;             ///< into Report::snapshot.devices
+  std::size_t port_index = 0;               ///< into that device's ports
+  std::optional<std::size_t> netdev_index;  ///< into Report::snapshot.netdevs
+  std::optional<GidEntry> roce_v2_gid;      ///< first routable RoCE v2 GID, if any
+  std::vector<SeriesWithRate> series;       ///< canonical series of this port, sorted by key
+};
+
+struct Report {
+  Snapshot snapshot;                     ///< the later of the two snapshots: what the report shows
+  double interval_seconds = 0;           ///< measured between the two snapshots; 0 for a single one
+  std::vector<PortReport> ports;         ///< in device, port order
+  std::vector<Finding> findings;         ///< most severe first
+  std::vector<std::string> rule_errors;  ///< rule files that failed to load or evaluate
+};
+
+/// `first` may be null (single snapshot: every rate is init).
+Report build_report(const Observation* first, Observation last, std::vector<Finding> findings = {},
+                    std::vector<std::string> rule_errors = {});
+
+/// Exit codes of `rdmatop report` (docs/cli.md).
+enum class ReportExit : int {
+  healthy = 0,
+  warning = 1,
+  critical = 2,
+  usage = 3,    ///< bad flags or arguments
+  no_data = 4,  ///< nothing could be collected (no RDMA device readable)
+};
+
+/// no_data when no RDMA device was read; otherwise the worst pending or firing finding.
+ReportExit report_exit_code(const Report& report);
+
+}  // namespace rdmatop

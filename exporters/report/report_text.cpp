@@ -1,0 +1,253 @@
+// The text report: inventory first (what is there and is it up), then per port the
+// per-priority PFC table and every canonical series with its rate, then source health.
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "collector/parse/gid.h"
+#include "exporters/report/report_render.h"
+#include "exporters/report/text_table.h"
+#include "exporters/report/units.h"
+
+namespace rdmatop {
+
+namespace {
+
+const std::string kDash = "-";
+
+std::string or_dash(const std::string& s) {
+  return s.empty() ? kDash : s;
+}
+
+template <class T>
+std::string or_dash(const std::optional<T>& v) {
+  return v ? fmt::format("{}", *v) : kDash;
+}
+
+/// "::ffff:c0a8:6401" style GIDs read better as the IPv4 address they carry.
+std::string readable_gid(const GidEntry& gid) {
+  if (classify_gid(gid.gid) != GidKind::ipv4_mapped) return gid.gid;
+  const auto byte_at = [&](std::size_t pos) {
+    return std::stoi(gid.gid.substr(pos, 2), nullptr, 16);
+  };
+  return fmt::format("{}.{}.{}.{}", byte_at(30), byte_at(32), byte_at(35), byte_at(37));
+}
+
+std::string port_name(const DeviceSample& dev, const PortSample& port) {
+  return fmt::format("{}/{}", dev.name, port.port);
+}
+
+std::string inventory(const Report& report) {
+  const Snapshot& snap = report.snapshot;
+  TextTable table({"PORT", "DRIVER", "STATE", "PHYS", "RATE", "LINK", "NETDEV", "OPER", "MTU",
+                   "FIRMWARE", "BOARD", "HCA", "ROCE V2 GID"});
+  for (const PortReport& pr : report.ports) {
+    const DeviceSample& dev = snap.devices[pr.device_index];
+    const PortSample& port = dev.ports[pr.port_index];
+    const NetdevSample* nd = pr.netdev_index ? &snap.netdevs[*pr.netdev_index] : nullptr;
+    std::string rate = port.rate_text;
+    if (const auto paren = rate.find(" ("); paren != std::string::npos) rate.resize(paren);
+    table.add_row(
+        {port_name(dev, port), or_dash(dev.driver), or_dash(port.state), or_dash(port.phys_state),
+         or_dash(rate), or_dash(port.link_layer), or_dash(port.netdev),
+         nd ? or_dash(nd->operstate) : kDash, nd ? or_dash(nd->mtu) : kDash, or_dash(dev.fw_ver),
+         or_dash(dev.board_id), or_dash(dev.hca_type),
+         pr.roce_v2_gid
+             ? fmt::format("[{}] {}", pr.roce_v2_gid->index, readable_gid(*pr.roce_v2_gid))
+             : "none"});
+  }
+  return table.empty() ? "  no RDMA ports found\n" : table.render("  ");
+}
+
+const Rate* find_rate(const PortReport& pr, const std::string& name, const std::string& direction,
+                      const std::string& priority) {
+  for (const auto& s : pr.series) {
+    if (s.series.name == name && label_value(s.series.labels, "direction") == direction &&
+        label_value(s.series.labels, "priority") == priority) {
+      return &s.rate;
+    }
+  }
+  return nullptr;
+}
+
+std::string rate_cell(const PortReport& pr, const std::string& name, const std::string& direction,
+                      const std::string& priority, const std::string& suffix) {
+  const Rate* rate = find_rate(pr, name, direction, priority);
+  return rate ? format_rate(*rate, suffix) : kDash;
+}
+
+// Series the PFC table shows as columns, and gauges the inventory already shows: the series
+// list leaves them out (the JSON document keeps everything).
+const std::set<std::string> kPfcTableSeries = {"rdma_pfc_pause_frames_total",
+                                               "rdma_pfc_pause_seconds_total",
+                                               "rdma_pfc_pause_transitions_total",
+                                               "rdma_priority_bytes_total",
+                                               "rdma_priority_discards_total",
+                                               "rdma_priority_ecn_marked_packets_total",
+                                               "rdma_pfc_enabled"};
+const std::set<std::string> kInventoryGauges = {
+    "rdma_port_state",       "rdma_port_phys_state", "rdma_port_rate_bytes_per_second",
+    "rdma_netdev_mtu_bytes", "rdma_netdev_up",       "rdma_port_roce_v2_gids",
+    "rdma_port_roce_v1_gids"};
+
+std::string pfc_state(const PortReport& pr, const std::string& priority) {
+  for (const auto& s : pr.series) {
+    if (s.series.name == "rdma_pfc_enabled" &&
+        label_value(s.series.labels, "priority") == priority) {
+      return s.series.value != 0 ? "on" : "off";
+    }
+  }
+  return kDash;
+}
+
+/// Per-priority PFC: share of time paused (pause seconds per second), frames, transitions,
+/// traffic, discards and ECN marks, one row per priority that has PFC on or any non-zero
+/// counter (idle priorities would only repeat zeros).
+std::string pfc_table(const PortReport& pr) {
+  std::set<std::string> priorities;
+  for (const auto& s : pr.series) {
+    const std::string& prio = label_value(s.series.labels, "priority");
+    if (!prio.empty() && kPfcTableSeries.count(s.series.name) != 0 && s.series.value != 0) {
+      priorities.insert(prio);
+    }
+  }
+  TextTable table({"PRIO", "PFC", "RX PAUSED", "TX PAUSED", "RX PAUSE/s", "TX PAUSE/s",
+                   "XOFF->XON/s", "RX B/s", "TX B/s", "DISCARDS/s", "ECN MARKED/s"});
+  for (const std::string& prio : priorities) {
+    table.add_row({prio, pfc_state(pr, prio),
+                   rate_cell(pr, "rdma_pfc_pause_seconds_total", "rx", prio, "%"),
+                   rate_cell(pr, "rdma_pfc_pause_seconds_total", "tx", prio, "%"),
+                   rate_cell(pr, "rdma_pfc_pause_frames_total", "rx", prio, "/s"),
+                   rate_cell(pr, "rdma_pfc_pause_frames_total", "tx", prio, "/s"),
+                   rate_cell(pr, "rdma_pfc_pause_transitions_total", "rx", prio, "/s"),
+                   rate_cell(pr, "rdma_priority_bytes_total", "rx", prio, " B/s"),
+                   rate_cell(pr, "rdma_priority_bytes_total", "tx", prio, " B/s"),
+                   rate_cell(pr, "rdma_priority_discards_total", "", prio, "/s"),
+                   rate_cell(pr, "rdma_priority_ecn_marked_packets_total", "", prio, "/s")});
+  }
+  return table.empty() ? "    no per-priority counters\n" : table.render("    ");
+}
+
+std::string labels_suffix(const Labels& labels) {
+  static const std::set<std::string> kPortLabels = {"device", "port", "netdev", "__name__"};
+  std::string out;
+  for (const auto& [name, value] : labels) {
+    if (kPortLabels.count(name) != 0) continue;
+    out += out.empty() ? "{" : ",";
+    out += name + "=" + value;
+  }
+  return out.empty() ? out : out + "}";
+}
+
+/// Every other canonical series with its rate. Per-priority series beyond the PFC table's
+/// columns are listed only when non-zero.
+std::string series_table(const PortReport& pr) {
+  TextTable table({"SERIES", "VALUE", "RATE"});
+  for (const auto& s : pr.series) {
+    if (kPfcTableSeries.count(s.series.name) != 0 || kInventoryGauges.count(s.series.name) != 0) {
+      continue;
+    }
+    if (!label_value(s.series.labels, "priority").empty() && s.series.value == 0) continue;
+    const bool bytes = s.series.name.find("_bytes") != std::string::npos;
+    const bool seconds = s.series.name.find("_seconds_total") != std::string::npos;
+    std::string rate = kDash;
+    if (s.series.kind == SeriesKind::counter) {
+      rate = format_rate(s.rate, seconds ? "%" : bytes ? " B/s" : "/s");
+    }
+    table.add_row({s.series.name + labels_suffix(s.series.labels),
+                   bytes ? format_bytes(s.series.value) : format_si(s.series.value), rate});
+  }
+  return table.empty() ? "    no canonical series\n" : table.render("    ");
+}
+
+std::string annotation(const Finding& f, const std::string& name) {
+  for (const auto& [key, value] : f.annotations) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+/// "mlx5_0/1 priority 3": where a finding points, from its labels.
+std::string finding_place(const Finding& f) {
+  std::string place = label_value(f.labels, "device");
+  const std::string& port = label_value(f.labels, "port");
+  if (!port.empty()) place += "/" + port;
+  const std::string& prio = label_value(f.labels, "priority");
+  if (!prio.empty()) place += " priority " + prio;
+  return place.empty() ? "host" : place;
+}
+
+std::string upper(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string findings(const Report& report) {
+  std::map<Severity, int> active;
+  for (const auto& f : report.findings) {
+    if (f.state != FindingState::resolved) ++active[f.severity];
+  }
+  if (report.findings.empty()) return "  none: no rule matched\n";
+  std::string out =
+      fmt::format("  {} critical, {} warning, {} info active", active[Severity::critical],
+                  active[Severity::warning], active[Severity::info]);
+  out += " (pending = true now, not yet for the rule's whole `for` duration)\n";
+  for (const auto& f : report.findings) {
+    out += fmt::format("\n  {:<8}  {:<8}  {}  {}\n", upper(to_string(f.severity)),
+                       to_string(f.state), f.rule, finding_place(f));
+    for (const char* name : {"summary", "description"}) {
+      const std::string text = annotation(f, name);
+      if (!text.empty()) out += "    " + text + "\n";
+    }
+    for (const auto& e : f.evidence) {
+      out += fmt::format("    evidence: {}{} = {}\n", label_value(e.labels, "__name__"),
+                         labels_suffix(e.labels), format_si(e.value));
+    }
+    const std::string remediation = annotation(f, "remediation");
+    if (!remediation.empty()) out += "    remediation: " + remediation + "\n";
+  }
+  return out;
+}
+
+std::string sources(const Snapshot& snap, const std::vector<std::string>& rule_errors) {
+  std::map<SourceState, int> counts;
+  for (const auto& st : snap.sources) ++counts[st.state];
+  std::string out = fmt::format("  {} ok, {} no data, {} errors\n", counts[SourceState::ok],
+                                counts[SourceState::no_data], counts[SourceState::error]);
+  TextTable table({"SOURCE", "TARGET", "STATE", "MESSAGE"});
+  for (const auto& st : snap.sources) {
+    if (st.state == SourceState::ok && st.message.empty()) continue;
+    table.add_row({st.source, or_dash(st.target), to_string(st.state), st.message});
+  }
+  for (const auto& e : rule_errors) table.add_row({"rules", kDash, "error", e});
+  if (!table.empty()) out += table.render("  ");
+  return out;
+}
+
+}  // namespace
+
+std::string render_report_text(const Report& report) {
+  const Snapshot& snap = report.snapshot;
+  std::string out = fmt::format(
+      "rdmatop {} report: host {}, {:%Y-%m-%d %H:%M:%S} UTC, interval {:.2f} s\n\n",
+      RDMATOP_VERSION, or_dash(snap.hostname),
+      fmt::gmtime(std::chrono::system_clock::to_time_t(snap.wall)), report.interval_seconds);
+  out += "FINDINGS\n" + findings(report);
+  out += "\nINVENTORY\n" + inventory(report);
+  for (const PortReport& pr : report.ports) {
+    const DeviceSample& dev = snap.devices[pr.device_index];
+    const PortSample& port = dev.ports[pr.port_index];
+    out += fmt::format("\nPORT {} ({}, {})\n", port_name(dev, port), or_dash(port.netdev),
+                       or_dash(port.state));
+    out += "  PFC per priority\n" + pfc_table(pr);
+    out += "  Canonical series (per-priority zeros omitted; --json has every value)\n" +
+           series_table(pr);
+  }
+  out += "\nSOURCES\n" + sources(snap, report.rule_errors);
+  return out;
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,246 @@
+#include "rules/engine.h"
+
+#include <algorithm>
+#include <set>
+
+#include "rules/promql/evaluator.h"
+#include "rules/template.h"
+
+namespace rdmatop {
+
+using promql::Timestamp;
+
+namespace {
+
+// Prometheus keeps a resolved alert this long so Alertmanager learns it resolved
+// (rules/alerting.go `resolvedRetention`).
+constexpr Timestamp kResolvedRetentionMs = 15 * 60 * 1000;
+
+std::string expand_or_error(const std::string& text, const Labels& labels, double value) {
+  auto r = expand_template(text, labels, value);
+  // Prometheus puts the error into the text rather than dropping the alert.
+  return r ? *r : "<error expanding template: " + r.error().message + ">";
+}
+
+void collect_selectors(const promql::Expr& e, std::vector<const promql::Expr*>& out) {
+  if (e.kind == promql::ExprKind::vector_selector || e.kind == promql::ExprKind::matrix_selector) {
+    out.push_back(&e);
+  }
+  for (const auto& a : e.args) collect_selectors(*a, out);
+}
+
+}  // namespace
+
+const char* to_string(Severity s) {
+  switch (s) {
+    case Severity::none:
+      return "none";
+    case Severity::info:
+      return "info";
+    case Severity::warning:
+      return "warning";
+    case Severity::critical:
+      return "critical";
+  }
+  return "none";
+}
+
+const char* to_string(FindingState s) {
+  switch (s) {
+    case FindingState::pending:
+      return "pending";
+    case FindingState::firing:
+      return "firing";
+    case FindingState::resolved:
+      return "resolved";
+  }
+  return "pending";
+}
+
+Severity parse_severity(const std::string& s) {
+  if (s == "info") return Severity::info;
+  if (s == "warning") return Severity::warning;
+  if (s == "critical") return Severity::critical;
+  return Severity::none;
+}
+
+RuleEngine::RuleEngine(std::vector<RuleGroup> groups, EngineOptions options)
+    : groups_(std::move(groups)), options_(options) {}
+
+Timestamp RuleEngine::required_retention_ms() const {
+  Timestamp longest = promql::kLookbackDeltaMs;
+  for (const auto& g : groups_) {
+    for (const auto& r : g.rules) longest = std::max(longest, promql::max_lookback_ms(*r.expr));
+  }
+  return longest + options_.default_interval_ms;
+}
+
+std::vector<RuleEvalError> RuleEngine::evaluate(History& history, Timestamp ts) {
+  std::vector<RuleEvalError> errors;
+  for (const auto& group : groups_) {
+    const Timestamp interval =
+        group.interval_ms > 0 ? group.interval_ms : options_.default_interval_ms;
+    const std::string gkey = group.file + "\n" + group.name;
+    if (options_.respect_group_intervals) {
+      auto it = last_group_eval_.find(gkey);
+      if (it != last_group_eval_.end() && ts - it->second < interval) continue;
+    }
+    last_group_eval_[gkey] = ts;
+    promql::EvalOptions eval_options;
+    eval_options.default_step_ms = interval;
+    for (const auto& rule : group.rules) {
+      auto value = promql::evaluate(*rule.expr, history, ts, eval_options);
+      promql::Vector result;
+      if (!value) {
+        // Like Prometheus: a failed evaluation leaves the rule's state untouched.
+        errors.push_back(RuleEvalError{group.name, rule.name, value.error().message});
+        continue;
+      }
+      if (value->type == promql::ValueType::scalar) {
+        result.push_back(promql::Sample{Labels{}, value->scalar});
+      } else {
+        result = std::move(value).value().vector;
+      }
+      if (rule.is_alert) {
+        eval_alert(group, rule, result, history, ts, errors);
+        continue;
+      }
+      // Recording rule: name the samples, add the rule's labels, store them.
+      std::set<std::string> seen;
+      bool duplicate = false;
+      for (auto& s : result) {
+        promql::set_label(s.labels, promql::kMetricNameLabel, rule.name);
+        for (const auto& [k, v] : rule.labels) promql::set_label(s.labels, k, v);
+        duplicate = duplicate || !seen.insert(series_key("", s.labels)).second;
+      }
+      if (duplicate) {
+        errors.push_back(RuleEvalError{group.name, rule.name,
+                                       "vector contains metrics with the same labelset after "
+                                       "applying rule labels"});
+        result.clear();
+      }
+      history.ingest(result, ts, "record\n" + gkey + "\n" + rule.name);
+    }
+  }
+  return errors;
+}
+
+void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const promql::Vector& result,
+                            const History& history, Timestamp ts,
+                            std::vector<RuleEvalError>& errors) {
+  auto& active = active_[group.file + "\n" + group.name + "\n" + rule.name];
+  std::map<std::string, Finding> current;
+  for (const auto& s : result) {
+    Labels sample_labels = promql::without_metric_name(s.labels);
+    Labels labels = sample_labels;
+    for (const auto& [k, v] : rule.labels) {
+      promql::set_label(labels, k, expand_or_error(v, sample_labels, s.value));
+    }
+    promql::set_label(labels, "alertname", rule.name);
+    Finding f;
+    f.rule = rule.name;
+    f.group = group.name;
+    f.severity = parse_severity(label_value(labels, "severity"));
+    f.labels = labels;
+    f.state = FindingState::pending;
+    f.active_since = ts;
+    f.value = s.value;
+    for (const auto& [k, v] : rule.annotations) {
+      f.annotations.emplace_back(k, expand_or_error(v, sample_labels, s.value));
+    }
+    f.evidence = collect_evidence(rule, sample_labels, history, ts);
+    const std::string key = series_key("", labels);
+    if (!current.emplace(key, std::move(f)).second) {
+      errors.push_back(RuleEvalError{group.name, rule.name,
+                                     "vector contains metrics with the same labelset after "
+                                     "applying alert labels"});
+      return;
+    }
+  }
+  for (auto& [key, f] : current) {
+    auto it = active.find(key);
+    if (it != active.end() && it->second.finding.state != FindingState::resolved) {
+      it->second.finding.value = f.value;
+      it->second.finding.annotations = std::move(f.annotations);
+      it->second.finding.evidence = std::move(f.evidence);
+      continue;
+    }
+    active[key] = ActiveAlert{std::move(f), 0};
+  }
+  for (auto it = active.begin(); it != active.end();) {
+    ActiveAlert& a = it->second;
+    if (current.count(it->first) == 0) {
+      bool keep_firing = false;
+      if (a.finding.state == FindingState::firing && rule.keep_firing_for_ms > 0) {
+        if (a.keep_firing_since == 0) a.keep_firing_since = ts;
+        keep_firing = ts - a.keep_firing_since < rule.keep_firing_for_ms;
+      }
+      if (a.finding.state == FindingState::pending ||
+          (a.finding.state == FindingState::resolved &&
+           ts - a.finding.resolved_at > kResolvedRetentionMs)) {
+        it = active.erase(it);
+        continue;
+      }
+      if (a.finding.state != FindingState::resolved && !keep_firing) {
+        a.finding.state = FindingState::resolved;
+        a.finding.resolved_at = ts;
+      }
+      if (!keep_firing) {
+        ++it;
+        continue;
+      }
+    } else {
+      a.keep_firing_since = 0;
+    }
+    if (a.finding.state == FindingState::pending && ts - a.finding.active_since >= rule.for_ms) {
+      a.finding.state = FindingState::firing;
+      a.finding.fired_at = ts;
+    }
+    ++it;
+  }
+}
+
+std::vector<Evidence> RuleEngine::collect_evidence(const Rule& rule, const Labels& sample_labels,
+                                                   const History& history, Timestamp ts) const {
+  // The evidence is every input series of the expression whose labels agree with the alert's
+  // (on every label both carry), at its latest value: the counters behind the finding.
+  std::vector<const promql::Expr*> selectors;
+  collect_selectors(*rule.expr, selectors);
+  std::vector<Evidence> out;
+  std::set<std::string> seen;
+  for (const promql::Expr* sel : selectors) {
+    promql::Expr instant;
+    instant.kind = promql::ExprKind::vector_selector;
+    instant.matchers = sel->matchers;
+    instant.offset_ms = sel->offset_ms;
+    promql::EvalOptions opts;
+    opts.lookback_ms = std::max(promql::kLookbackDeltaMs, sel->range_ms);
+    auto v = promql::evaluate(instant, history, ts, opts);
+    if (!v) continue;
+    for (const auto& s : v->vector) {
+      bool agrees = true;
+      for (const auto& [k, val] : sample_labels) {
+        const std::string& mine = label_value(s.labels, k);
+        if (!mine.empty() && mine != val) agrees = false;
+      }
+      if (!agrees || !seen.insert(series_key("", s.labels)).second) continue;
+      out.push_back(Evidence{s.labels, s.value});
+      if (out.size() >= options_.max_evidence) return out;
+    }
+  }
+  return out;
+}
+
+std::vector<Finding> RuleEngine::findings() const {
+  std::vector<Finding> out;
+  for (const auto& [rule_key, alerts] : active_) {
+    for (const auto& [key, a] : alerts) out.push_back(a.finding);
+  }
+  std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
+    if (a.rule != b.rule) return a.rule < b.rule;
+    return a.labels < b.labels;
+  });
+  return out;
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,74 @@
+#include "rules/history.h"
+
+#include <algorithm>
+
+namespace rdmatop {
+
+using promql::Timestamp;
+
+History::History(Timestamp retention_ms) : retention_ms_(retention_ms) {}
+
+void History::set_retention(Timestamp retention_ms) {
+  retention_ms_ = retention_ms;
+}
+
+void History::append(const Labels& labels, Timestamp ts, double value) {
+  const std::string key = series_key("", labels);
+  auto [it, inserted] = series_.try_emplace(key);
+  if (inserted) it->second.labels = labels;
+  auto& points = it->second.points;
+  if (!points.empty() && points.back().t > ts) return;
+  if (!points.empty() && points.back().t == ts) {
+    points.back().v = value;
+  } else {
+    points.push_back(promql::Point{ts, value});
+  }
+  newest_ = std::max(newest_, ts);
+}
+
+void History::ingest(const std::vector<Series>& series, Timestamp ts, const std::string& source) {
+  promql::Vector samples;
+  samples.reserve(series.size());
+  for (const auto& s : series) samples.push_back(promql::Sample{promql::series_labels(s), s.value});
+  ingest(samples, ts, source);
+}
+
+void History::ingest(const promql::Vector& samples, Timestamp ts, const std::string& source) {
+  std::set<std::string> now;
+  for (const auto& s : samples) {
+    now.insert(series_key("", s.labels));
+    append(s.labels, ts, s.value);
+  }
+  auto& last = last_by_source_[source];
+  for (const auto& key : last) {
+    if (now.count(key) != 0) continue;
+    auto it = series_.find(key);
+    if (it != series_.end()) append(it->second.labels, ts, promql::stale_nan());
+  }
+  last = std::move(now);
+  prune(ts);
+}
+
+void History::prune(Timestamp now) {
+  const Timestamp oldest = now - retention_ms_;
+  for (auto it = series_.begin(); it != series_.end();) {
+    auto& points = it->second.points;
+    while (!points.empty() && points.front().t < oldest) points.pop_front();
+    if (points.empty()) {
+      it = series_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::vector<const promql::StoredSeries*> History::select(
+    const std::vector<promql::LabelMatcher>& matchers) const {
+  std::vector<const promql::StoredSeries*> out;
+  for (const auto& [key, s] : series_) {
+    if (promql::matches_all(s.labels, matchers)) out.push_back(&s);
+  }
+  return out;
+}
+
+}  // namespace rdmatop

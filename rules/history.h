@@ -1,0 +1,52 @@
+// History: a bounded window of samples per series, fed once per tick with the canonical series
+// and by recording rules; the rules engine queries it through promql::Queryable.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "collector/normalize/series.h"
+#include "rules/promql/storage.h"
+
+namespace rdmatop {
+
+class History : public promql::Queryable {
+ public:
+  /// `retention_ms`: how far back samples are kept (size it with promql::max_lookback_ms over
+  /// the loaded rules; RuleSet::required_retention_ms does).
+  explicit History(promql::Timestamp retention_ms = 15 * 60 * 1000);
+
+  void set_retention(promql::Timestamp retention_ms);
+  promql::Timestamp retention() const { return retention_ms_; }
+
+  /// One collector tick. A series present at the previous tick from the same `source` but
+  /// missing now gets a staleness marker, as Prometheus writes one when a target stops
+  /// exposing a series (so instant selectors stop seeing it at once, not after 5 minutes).
+  void ingest(const std::vector<Series>& series, promql::Timestamp ts,
+              const std::string& source = "collector");
+  void ingest(const promql::Vector& samples, promql::Timestamp ts, const std::string& source);
+
+  /// Appends one sample (NaN staleness markers included). Samples older than the series'
+  /// newest are dropped; a sample at the same timestamp replaces it.
+  void append(const Labels& labels, promql::Timestamp ts, double value);
+
+  /// Drops samples older than `now - retention` and series left empty.
+  void prune(promql::Timestamp now);
+
+  std::vector<const promql::StoredSeries*> select(
+      const std::vector<promql::LabelMatcher>& matchers) const override;
+
+  std::size_t series_count() const { return series_.size(); }
+  /// The newest timestamp ingested, 0 before the first.
+  promql::Timestamp newest() const { return newest_; }
+
+ private:
+  promql::Timestamp retention_ms_;
+  promql::Timestamp newest_ = 0;
+  std::map<std::string, promql::StoredSeries> series_;
+  std::map<std::string, std::set<std::string>> last_by_source_;
+};
+
+}  // namespace rdmatop

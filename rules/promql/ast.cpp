@@ -1,0 +1,209 @@
+#include "rules/promql/ast.h"
+
+#include <algorithm>
+
+#include "rules/promql/functions.h"
+#include "rules/promql/lexer.h"
+
+namespace rdmatop::promql {
+
+bool LabelMatcher::matches(const std::string& v) const {
+  switch (op) {
+    case MatchOp::equal:
+      return v == value;
+    case MatchOp::not_equal:
+      return v != value;
+    case MatchOp::regex:
+      return std::regex_match(v, *re);
+    case MatchOp::not_regex:
+      return !std::regex_match(v, *re);
+  }
+  return false;
+}
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::gt || op == BinaryOp::lt ||
+         op == BinaryOp::ge || op == BinaryOp::le;
+}
+
+bool is_set_operator(BinaryOp op) {
+  return op == BinaryOp::land || op == BinaryOp::lor || op == BinaryOp::lunless;
+}
+
+const char* to_string(BinaryOp op) {
+  switch (op) {
+    case BinaryOp::add:
+      return "+";
+    case BinaryOp::sub:
+      return "-";
+    case BinaryOp::mul:
+      return "*";
+    case BinaryOp::div:
+      return "/";
+    case BinaryOp::mod:
+      return "%";
+    case BinaryOp::pow:
+      return "^";
+    case BinaryOp::atan2:
+      return "atan2";
+    case BinaryOp::eq:
+      return "==";
+    case BinaryOp::ne:
+      return "!=";
+    case BinaryOp::gt:
+      return ">";
+    case BinaryOp::lt:
+      return "<";
+    case BinaryOp::ge:
+      return ">=";
+    case BinaryOp::le:
+      return "<=";
+    case BinaryOp::land:
+      return "and";
+    case BinaryOp::lor:
+      return "or";
+    case BinaryOp::lunless:
+      return "unless";
+  }
+  return "?";
+}
+
+ValueType expr_type(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::number:
+      return ValueType::scalar;
+    case ExprKind::string:
+      return ValueType::string;
+    case ExprKind::vector_selector:
+      return ValueType::vector;
+    case ExprKind::matrix_selector:
+    case ExprKind::subquery:
+      return ValueType::matrix;
+    case ExprKind::call: {
+      const FunctionSpec* spec = find_function(e.text);
+      return spec != nullptr ? spec->return_type : ValueType::vector;
+    }
+    case ExprKind::aggregate:
+      return ValueType::vector;
+    case ExprKind::binary:
+      return expr_type(*e.args[0]) == ValueType::scalar &&
+                     expr_type(*e.args[1]) == ValueType::scalar
+                 ? ValueType::scalar
+                 : ValueType::vector;
+    case ExprKind::unary:
+    case ExprKind::paren:
+      return expr_type(*e.args[0]);
+  }
+  return ValueType::vector;
+}
+
+namespace {
+
+std::string quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string label_list(const std::vector<std::string>& labels) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    if (i > 0) out += ", ";
+    out += labels[i];
+  }
+  return out + ")";
+}
+
+std::string selector_text(const Expr& e) {
+  std::string out = e.text;
+  std::string inner;
+  for (const auto& m : e.matchers) {
+    if (m.name == kMetricNameLabel && m.op == MatchOp::equal && m.value == e.text) continue;
+    if (!inner.empty()) inner += ", ";
+    static constexpr const char* kOps[] = {"=", "!=", "=~", "!~"};
+    inner += m.name + kOps[static_cast<int>(m.op)] + quote(m.value);
+  }
+  if (!inner.empty() || out.empty()) out += "{" + inner + "}";
+  return out;
+}
+
+}  // namespace
+
+std::string to_string(const Expr& e) {
+  std::string offset = e.offset_ms != 0 ? " offset " + format_duration(e.offset_ms) : "";
+  switch (e.kind) {
+    case ExprKind::number:
+      return format_float(e.number);
+    case ExprKind::string:
+      return quote(e.text);
+    case ExprKind::vector_selector:
+      return selector_text(e) + offset;
+    case ExprKind::matrix_selector:
+      return selector_text(e) + "[" + format_duration(e.range_ms) + "]" + offset;
+    case ExprKind::subquery:
+      return to_string(*e.args[0]) + "[" + format_duration(e.range_ms) + ":" +
+             (e.step_ms != 0 ? format_duration(e.step_ms) : "") + "]" + offset;
+    case ExprKind::call: {
+      std::string out = e.text + "(";
+      for (std::size_t i = 0; i < e.args.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += to_string(*e.args[i]);
+      }
+      return out + ")";
+    }
+    case ExprKind::aggregate: {
+      std::string out = e.text;
+      if (!e.grouping.empty() || e.without) {
+        out += (e.without ? " without " : " by ") + label_list(e.grouping) + " ";
+      }
+      out += "(";
+      for (std::size_t i = 0; i < e.args.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += to_string(*e.args[i]);
+      }
+      return out + ")";
+    }
+    case ExprKind::binary: {
+      std::string out = to_string(*e.args[0]) + " " + to_string(e.op);
+      if (e.return_bool) out += " bool";
+      const bool set_op = is_set_operator(e.op);
+      if (e.matching.on || !e.matching.labels.empty()) {
+        out += (e.matching.on ? " on" : " ignoring") + label_list(e.matching.labels);
+      }
+      if (!set_op && e.matching.card == Cardinality::many_to_one) {
+        out += " group_left" + label_list(e.matching.include);
+      } else if (!set_op && e.matching.card == Cardinality::one_to_many) {
+        out += " group_right" + label_list(e.matching.include);
+      }
+      return out + " " + to_string(*e.args[1]);
+    }
+    case ExprKind::unary:
+      return "-" + to_string(*e.args[0]);
+    case ExprKind::paren:
+      return "(" + to_string(*e.args[0]) + ")";
+  }
+  return "";
+}
+
+Timestamp max_lookback_ms(const Expr& e) {
+  Timestamp own = 0;
+  switch (e.kind) {
+    case ExprKind::vector_selector:
+      own = kLookbackDeltaMs + e.offset_ms;
+      break;
+    case ExprKind::matrix_selector:
+      own = e.range_ms + e.offset_ms;
+      break;
+    default:
+      break;
+  }
+  Timestamp inner = 0;
+  for (const auto& a : e.args) inner = std::max(inner, max_lookback_ms(*a));
+  if (e.kind == ExprKind::subquery) own = e.range_ms + e.offset_ms + inner;
+  return std::max(own, inner);
+}
+
+}  // namespace rdmatop::promql

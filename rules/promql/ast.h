@@ -1,0 +1,114 @@
+// The PromQL syntax tree. One node struct with a kind tag keeps the evaluator a plain switch;
+// fields that a kind does not use stay empty.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "rules/promql/value.h"
+
+namespace rdmatop::promql {
+
+enum class MatchOp : std::uint8_t { equal, not_equal, regex, not_regex };
+
+/// `name="value"`, `name=~"re"`, ... Regexes are fully anchored, as Prometheus anchors them
+/// (`^(?:re)$`, prometheus/model/labels/regexp.go).
+struct LabelMatcher {
+  std::string name;
+  MatchOp op = MatchOp::equal;
+  std::string value;
+  std::shared_ptr<const std::regex> re;  ///< set for regex / not_regex
+
+  bool matches(const std::string& v) const;
+};
+
+enum class BinaryOp : std::uint8_t {
+  add,
+  sub,
+  mul,
+  div,
+  mod,
+  pow,
+  atan2,
+  eq,
+  ne,
+  gt,
+  lt,
+  ge,
+  le,
+  land,
+  lor,
+  lunless,
+};
+
+bool is_comparison(BinaryOp op);
+bool is_set_operator(BinaryOp op);
+const char* to_string(BinaryOp op);
+
+enum class Cardinality : std::uint8_t { one_to_one, many_to_one, one_to_many, many_to_many };
+
+/// on(...)/ignoring(...) and group_left/group_right(...) of a binary operation.
+struct VectorMatching {
+  Cardinality card = Cardinality::one_to_one;
+  bool on = false;                   ///< true: `on(labels)`; false: `ignoring(labels)`
+  std::vector<std::string> labels;   ///< the matching labels
+  std::vector<std::string> include;  ///< labels copied from the "one" side by group_x
+};
+
+enum class ExprKind : std::uint8_t {
+  number,
+  string,
+  vector_selector,
+  matrix_selector,
+  subquery,
+  call,
+  aggregate,
+  binary,
+  unary,
+  paren,
+};
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct Expr {
+  ExprKind kind = ExprKind::number;
+  std::size_t pos = 0;  ///< byte offset of the node in the expression text
+
+  double number = 0;  ///< number
+  std::string text;   ///< string literal; metric name of a selector; function/aggregation name
+
+  // Selectors (vector_selector, matrix_selector) and subqueries.
+  std::vector<LabelMatcher> matchers;  ///< including the `__name__` matcher for a named selector
+  Timestamp range_ms = 0;              ///< matrix selector / subquery range
+  Timestamp step_ms = 0;               ///< subquery resolution (0 = the evaluation interval)
+  Timestamp offset_ms = 0;
+
+  // call / aggregate / binary / unary / paren / subquery operands, in source order.
+  // Aggregations put the parameter (topk's k) first when present.
+  std::vector<ExprPtr> args;
+
+  // Aggregation.
+  std::vector<std::string> grouping;
+  bool without = false;
+
+  // Binary / unary (unary uses op = sub or add).
+  BinaryOp op = BinaryOp::add;
+  bool return_bool = false;
+  VectorMatching matching;
+};
+
+/// The static type an expression evaluates to.
+ValueType expr_type(const Expr& e);
+
+/// Canonical text of an expression (used in messages and rule listings).
+std::string to_string(const Expr& e);
+
+/// The longest range any selector or subquery in `e` looks back (range + offset), plus the
+/// lookback delta for instant selectors; used to size the History window.
+Timestamp max_lookback_ms(const Expr& e);
+
+}  // namespace rdmatop::promql

@@ -1,0 +1,631 @@
+#include "rules/promql/evaluator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "rules/promql/functions.h"
+
+namespace rdmatop::promql {
+
+bool matches_all(const Labels& labels, const std::vector<LabelMatcher>& matchers) {
+  for (const auto& m : matchers) {
+    if (!m.matches(label_value(labels, m.name))) return false;
+  }
+  return true;
+}
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Run-time errors unwind to evaluate(), as Prometheus's ev.errorf panics to its recover().
+struct EvalFailure {
+  std::string message;
+};
+
+[[noreturn]] void fail(std::string message) {
+  throw EvalFailure{std::move(message)};
+}
+
+std::string labels_key(const Labels& labels) {
+  return series_key("", labels);
+}
+
+// prometheus/promql/engine.go `signatureFunc`: on(...) hashes only the listed labels;
+// ignoring(...) hashes all but the listed labels and the metric name.
+std::string signature(const Labels& labels, const VectorMatching& m) {
+  Labels kept;
+  for (const auto& kv : labels) {
+    const bool listed = std::find(m.labels.begin(), m.labels.end(), kv.first) != m.labels.end();
+    if (m.on ? listed : (!listed && kv.first != kMetricNameLabel)) kept.push_back(kv);
+  }
+  return labels_key(kept);
+}
+
+bool drops_metric_name(BinaryOp op) {
+  return op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::mul || op == BinaryOp::div ||
+         op == BinaryOp::mod || op == BinaryOp::pow || op == BinaryOp::atan2;
+}
+
+// prometheus/promql/engine.go `vectorElemBinop`: the value and whether a comparison keeps it.
+std::pair<double, bool> elem_binop(BinaryOp op, double l, double r) {
+  switch (op) {
+    case BinaryOp::add:
+      return {l + r, true};
+    case BinaryOp::sub:
+      return {l - r, true};
+    case BinaryOp::mul:
+      return {l * r, true};
+    case BinaryOp::div:
+      return {l / r, true};
+    case BinaryOp::pow:
+      return {std::pow(l, r), true};
+    case BinaryOp::mod:
+      return {std::fmod(l, r), true};
+    case BinaryOp::atan2:
+      return {std::atan2(l, r), true};
+    case BinaryOp::eq:
+      return {l, l == r};
+    case BinaryOp::ne:
+      return {l, l != r};
+    case BinaryOp::gt:
+      return {l, l > r};
+    case BinaryOp::lt:
+      return {l, l < r};
+    case BinaryOp::ge:
+      return {l, l >= r};
+    case BinaryOp::le:
+      return {l, l <= r};
+    default:
+      fail(std::string("operator \"") + to_string(op) + "\" not allowed here");
+  }
+}
+
+void check_unique(const Vector& v) {
+  std::set<std::string> seen;
+  for (const auto& s : v) {
+    if (!seen.insert(labels_key(s.labels)).second) {
+      fail("vector cannot contain metrics with the same labelset");
+    }
+  }
+}
+
+class Evaluator {
+ public:
+  Evaluator(const Queryable& storage, Timestamp ts, const EvalOptions& options)
+      : storage_(storage), ts_(ts), options_(options) {}
+
+  Value eval(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::number:
+        return scalar(e.number);
+      case ExprKind::string: {
+        Value v;
+        v.type = ValueType::string;
+        v.string = e.text;
+        return v;
+      }
+      case ExprKind::paren:
+        return eval(*e.args[0]);
+      case ExprKind::vector_selector:
+        return vector(select_instant(e, ts_));
+      case ExprKind::matrix_selector:
+        return matrix(select_range(e));
+      case ExprKind::subquery:
+        return matrix(eval_subquery(e));
+      case ExprKind::unary: {
+        Value v = eval(*e.args[0]);
+        if (v.type == ValueType::scalar) return scalar(-v.scalar);
+        for (auto& s : v.vector) {
+          s.value = -s.value;
+          delete_label(s.labels, kMetricNameLabel);
+        }
+        check_unique(v.vector);
+        return v;
+      }
+      case ExprKind::binary:
+        return eval_binary(e);
+      case ExprKind::aggregate:
+        return vector(eval_aggregate(e));
+      case ExprKind::call:
+        return eval_call(e);
+    }
+    fail("unknown expression kind");
+  }
+
+ private:
+  static Value scalar(double x) {
+    Value v;
+    v.type = ValueType::scalar;
+    v.scalar = x;
+    return v;
+  }
+  static Value vector(Vector x) {
+    Value v;
+    v.type = ValueType::vector;
+    v.vector = std::move(x);
+    return v;
+  }
+  static Value matrix(Matrix x) {
+    Value v;
+    v.type = ValueType::matrix;
+    v.matrix = std::move(x);
+    return v;
+  }
+
+  // Latest sample in [ref - lookback, ref]; a stale marker there means "no sample"
+  // (engine.go `vectorSelectorSingle`).
+  Vector select_instant(const Expr& e, Timestamp at) {
+    const Timestamp ref = at - e.offset_ms;
+    Vector out;
+    for (const StoredSeries* s : storage_.select(e.matchers)) {
+      auto it = std::upper_bound(s->points.begin(), s->points.end(), ref,
+                                 [](Timestamp t, const Point& p) { return t < p.t; });
+      if (it == s->points.begin()) continue;
+      --it;
+      if (it->t < ref - options_.lookback_ms || is_stale_nan(it->v)) continue;
+      out.push_back(Sample{s->labels, it->v});
+    }
+    return out;
+  }
+
+  // All non-stale samples in the closed window [ts - offset - range, ts - offset].
+  Matrix select_range(const Expr& e) {
+    const Timestamp end = ts_ - e.offset_ms;
+    const Timestamp start = end - e.range_ms;
+    Matrix out;
+    for (const StoredSeries* s : storage_.select(e.matchers)) {
+      RangeSeries rs{s->labels, {}};
+      auto it = std::lower_bound(s->points.begin(), s->points.end(), start,
+                                 [](const Point& p, Timestamp t) { return p.t < t; });
+      for (; it != s->points.end() && it->t <= end; ++it) {
+        if (!is_stale_nan(it->v)) rs.points.push_back(*it);
+      }
+      if (!rs.points.empty()) out.push_back(std::move(rs));
+    }
+    return out;
+  }
+
+  // engine.go SubqueryExpr: steps aligned to multiples of the step, from the first one at or
+  // after ts - offset - range up to ts - offset.
+  Matrix eval_subquery(const Expr& e) {
+    const Timestamp step = e.step_ms != 0 ? e.step_ms : options_.default_step_ms;
+    if (step <= 0) fail("subquery step must be positive");
+    const Timestamp end = ts_ - e.offset_ms;
+    const Timestamp lo = end - e.range_ms;
+    Timestamp start = step * (lo / step);
+    if (start < lo) start += step;
+    std::map<std::string, std::size_t> index;
+    Matrix out;
+    for (Timestamp t = start; t <= end; t += step) {
+      Evaluator sub(storage_, t, options_);
+      Value v = sub.eval(*e.args[0]);
+      for (auto& s : v.vector) {
+        auto [it, inserted] = index.emplace(labels_key(s.labels), out.size());
+        if (inserted) out.push_back(RangeSeries{s.labels, {}});
+        out[it->second].points.push_back(Point{t, s.value});
+      }
+    }
+    return out;
+  }
+
+  const Expr* range_operand(const Expr& call) {
+    for (const auto& a : call.args) {
+      if (a->kind == ExprKind::matrix_selector || a->kind == ExprKind::subquery) return a.get();
+    }
+    return nullptr;
+  }
+
+  Value eval_call(const Expr& e) {
+    const std::string& f = e.text;
+    if (f == "time") return scalar(static_cast<double>(ts_) / 1000.0);
+    if (f == "vector") {
+      return vector(Vector{Sample{Labels{}, eval(*e.args[0]).scalar}});
+    }
+    if (f == "scalar") {
+      Value v = eval(*e.args[0]);
+      return scalar(v.vector.size() == 1 ? v.vector[0].value : kNaN);
+    }
+    if (f == "absent") return vector(eval_absent(e, eval(*e.args[0]).vector.empty()));
+    if (f == "absent_over_time") {
+      return vector(eval_absent(e, eval(*e.args[0]).matrix.empty()));
+    }
+    if (const Expr* r = range_operand(e)) return vector(eval_range_function(e, *r));
+    return vector(eval_instant_function(e));
+  }
+
+  // absent(): labels from the selector's equality matchers, except the metric name and any
+  // label given twice (functions.go `createLabelsForAbsentFunction`).
+  Vector eval_absent(const Expr& e, bool is_empty) {
+    if (!is_empty) return {};
+    Labels labels;
+    const Expr* sel = e.args[0].get();
+    while (sel->kind == ExprKind::paren) sel = sel->args[0].get();
+    if (sel->kind == ExprKind::vector_selector || sel->kind == ExprKind::matrix_selector) {
+      std::set<std::string> repeated;
+      for (const auto& m : sel->matchers) {
+        if (m.op != MatchOp::equal || m.name == kMetricNameLabel) continue;
+        if (!label_value(labels, m.name).empty() || repeated.count(m.name) != 0) {
+          repeated.insert(m.name);
+          delete_label(labels, m.name);
+          continue;
+        }
+        set_label(labels, m.name, m.value);
+      }
+    }
+    return Vector{Sample{labels, 1}};
+  }
+
+  Vector eval_range_function(const Expr& e, const Expr& range_expr) {
+    const std::string& f = e.text;
+    double param = 0;
+    if (f == "quantile_over_time") param = eval(*e.args[0]).scalar;
+    Matrix m = eval(range_expr).matrix;
+    const Timestamp end = ts_ - range_expr.offset_ms;
+    const Timestamp start = end - range_expr.range_ms;
+    Vector out;
+    for (auto& rs : m) {
+      std::optional<double> v;
+      if (f == "rate" || f == "increase" || f == "delta") {
+        v = extrapolated_rate(rs.points, start, end, f != "delta", f == "rate");
+      } else if (f == "irate" || f == "idelta") {
+        v = instant_value(rs.points, f == "irate");
+      } else {
+        v = over_time(f, rs.points, param);
+      }
+      if (!v) continue;
+      // Every function but last_over_time drops the metric name (engine.go rangeEval).
+      if (f != "last_over_time") delete_label(rs.labels, kMetricNameLabel);
+      out.push_back(Sample{std::move(rs.labels), *v});
+    }
+    check_unique(out);
+    return out;
+  }
+
+  Vector eval_instant_function(const Expr& e) {
+    const std::string& f = e.text;
+    Vector in = eval(*e.args[0]).vector;
+    if (f == "sort" || f == "sort_desc") {
+      const bool desc = f == "sort_desc";
+      std::stable_sort(in.begin(), in.end(), [desc](const Sample& a, const Sample& b) {
+        if (std::isnan(a.value)) return false;
+        if (std::isnan(b.value)) return true;
+        return desc ? a.value > b.value : a.value < b.value;
+      });
+      return in;
+    }
+    if (f == "label_replace") return label_replace(e, std::move(in));
+    std::vector<double> params;
+    for (std::size_t k = 1; k < e.args.size(); ++k) params.push_back(eval(*e.args[k]).scalar);
+    if (f == "clamp" && params[1] < params[0]) return {};
+    Vector out;
+    for (auto& s : in) {
+      const double x = s.value;
+      double y = x;
+      if (f == "abs")
+        y = std::fabs(x);
+      else if (f == "ceil")
+        y = std::ceil(x);
+      else if (f == "floor")
+        y = std::floor(x);
+      else if (f == "exp")
+        y = std::exp(x);
+      else if (f == "ln")
+        y = std::log(x);
+      else if (f == "log2")
+        y = std::log2(x);
+      else if (f == "log10")
+        y = std::log10(x);
+      else if (f == "sqrt")
+        y = std::sqrt(x);
+      else if (f == "sgn")
+        y = x > 0 ? 1 : (x < 0 ? -1 : x);
+      else if (f == "round") {
+        const double inv = 1.0 / (params.empty() ? 1.0 : params[0]);
+        y = std::floor(x * inv + 0.5) / inv;
+      }
+      // Go's math.Max/Min propagate NaN from either argument.
+      else if (f == "clamp_min")
+        y = std::isnan(params[0]) ? kNaN : std::max(params[0], x);
+      else if (f == "clamp_max")
+        y = std::isnan(params[0]) ? kNaN : std::min(params[0], x);
+      else if (f == "clamp") {
+        y = std::isnan(params[0]) || std::isnan(params[1])
+                ? kNaN
+                : std::max(params[0], std::min(params[1], x));
+      } else {
+        fail("function \"" + f + "\" is not implemented");
+      }
+      if (std::isnan(x)) y = std::isnan(y) ? y : kNaN;
+      delete_label(s.labels, kMetricNameLabel);
+      out.push_back(Sample{std::move(s.labels), y});
+    }
+    check_unique(out);
+    return out;
+  }
+
+  Vector label_replace(const Expr& e, Vector in) {
+    const std::string dst = eval(*e.args[1]).string;
+    const std::string repl = eval(*e.args[2]).string;
+    const std::string src = eval(*e.args[3]).string;
+    const std::string pattern = eval(*e.args[4]).string;
+    std::regex re;
+    try {
+      re = std::regex("^(?:" + pattern + ")$");
+    } catch (const std::regex_error& err) {
+      fail("invalid regular expression in label_replace(): " + pattern);
+    }
+    for (auto& s : in) {
+      std::smatch match;
+      const std::string value = label_value(s.labels, src);
+      if (!std::regex_match(value, match, re)) continue;
+      // Go's Regexp.Expand: $1 and ${1} name groups.
+      std::string out;
+      for (std::size_t i = 0; i < repl.size(); ++i) {
+        if (repl[i] != '$' || i + 1 >= repl.size()) {
+          out += repl[i];
+          continue;
+        }
+        std::size_t j = i + 1;
+        const bool braced = repl[j] == '{';
+        if (braced) ++j;
+        std::size_t k = j;
+        while (k < repl.size() && std::isdigit(static_cast<unsigned char>(repl[k])) != 0) ++k;
+        if (k == j || (braced && (k >= repl.size() || repl[k] != '}'))) {
+          out += repl[i];
+          continue;
+        }
+        const auto group = static_cast<std::size_t>(std::stoul(repl.substr(j, k - j)));
+        if (group < match.size()) out += match[group].str();
+        i = braced ? k : k - 1;
+      }
+      set_label(s.labels, dst, out);
+    }
+    check_unique(in);
+    return in;
+  }
+
+  Value eval_binary(const Expr& e) {
+    Value lhs = eval(*e.args[0]);
+    Value rhs = eval(*e.args[1]);
+    if (lhs.type == ValueType::scalar && rhs.type == ValueType::scalar) {
+      auto [v, keep] = elem_binop(e.op, lhs.scalar, rhs.scalar);
+      if (is_comparison(e.op)) v = keep ? 1 : 0;
+      return scalar(v);
+    }
+    if (is_set_operator(e.op)) return vector(set_binop(e, lhs.vector, rhs.vector));
+    Vector out;
+    if (lhs.type == ValueType::vector && rhs.type == ValueType::vector) {
+      out = vector_binop(e, lhs.vector, rhs.vector);
+    } else {
+      const bool swap = lhs.type == ValueType::scalar;
+      out = scalar_binop(e, swap ? rhs.vector : lhs.vector, swap ? lhs.scalar : rhs.scalar, swap);
+    }
+    check_unique(out);
+    return vector(std::move(out));
+  }
+
+  // engine.go `VectorscalarBinop`: a comparison keeps the vector's value even when the
+  // scalar is on the left.
+  static Vector scalar_binop(const Expr& e, Vector v, double s, bool swap) {
+    Vector out;
+    for (auto& sample : v) {
+      double l = sample.value;
+      double r = s;
+      if (swap) std::swap(l, r);
+      auto [value, keep] = elem_binop(e.op, l, r);
+      if (is_comparison(e.op) && swap) value = r;
+      if (e.return_bool) {
+        value = keep ? 1 : 0;
+        keep = true;
+      }
+      if (!keep) continue;
+      if (drops_metric_name(e.op) || e.return_bool) delete_label(sample.labels, kMetricNameLabel);
+      out.push_back(Sample{std::move(sample.labels), value});
+    }
+    return out;
+  }
+
+  static Vector set_binop(const Expr& e, const Vector& lhs, const Vector& rhs) {
+    Vector out;
+    if (e.op == BinaryOp::land) {
+      if (lhs.empty() || rhs.empty()) return out;
+      std::set<std::string> right;
+      for (const auto& s : rhs) right.insert(signature(s.labels, e.matching));
+      for (const auto& s : lhs) {
+        if (right.count(signature(s.labels, e.matching)) != 0) out.push_back(s);
+      }
+    } else if (e.op == BinaryOp::lor) {
+      std::set<std::string> left;
+      for (const auto& s : lhs) {
+        left.insert(signature(s.labels, e.matching));
+        out.push_back(s);
+      }
+      for (const auto& s : rhs) {
+        if (left.count(signature(s.labels, e.matching)) == 0) out.push_back(s);
+      }
+    } else {
+      std::set<std::string> right;
+      for (const auto& s : rhs) right.insert(signature(s.labels, e.matching));
+      for (const auto& s : lhs) {
+        if (right.count(signature(s.labels, e.matching)) == 0) out.push_back(s);
+      }
+    }
+    return out;
+  }
+
+  // engine.go `VectorBinop` + `resultMetric`.
+  static Vector vector_binop(const Expr& e, const Vector& lhs_in, const Vector& rhs_in) {
+    const VectorMatching& m = e.matching;
+    const bool one_to_many = m.card == Cardinality::one_to_many;
+    const Vector& lhs = one_to_many ? rhs_in : lhs_in;
+    const Vector& rhs = one_to_many ? lhs_in : rhs_in;
+    std::map<std::string, const Sample*> right;
+    for (const auto& rs : rhs) {
+      auto [it, inserted] = right.emplace(signature(rs.labels, m), &rs);
+      if (!inserted) {
+        fail(std::string("found duplicate series for the match group on the ") +
+             (one_to_many ? "left" : "right") + " hand-side of the operation: [" +
+             format_labels(rs.labels) + ", " + format_labels(it->second->labels) +
+             "];many-to-many matching not allowed: matching labels must be unique on one side");
+      }
+    }
+    std::map<std::string, std::set<std::string>> matched;
+    Vector out;
+    for (const auto& ls : lhs) {
+      const std::string sig = signature(ls.labels, m);
+      auto it = right.find(sig);
+      if (it == right.end()) continue;
+      const Sample& rs = *it->second;
+      double vl = ls.value;
+      double vr = rs.value;
+      if (one_to_many) std::swap(vl, vr);
+      auto [value, keep] = elem_binop(e.op, vl, vr);
+      if (e.return_bool) {
+        value = keep ? 1 : 0;
+      } else if (!keep) {
+        continue;
+      }
+      Labels metric = ls.labels;
+      if (drops_metric_name(e.op)) delete_label(metric, kMetricNameLabel);
+      if (m.card == Cardinality::one_to_one) {
+        if (m.on) {
+          std::erase_if(metric, [&](const auto& kv) {
+            return std::find(m.labels.begin(), m.labels.end(), kv.first) == m.labels.end();
+          });
+        } else {
+          for (const auto& l : m.labels) delete_label(metric, l);
+        }
+      }
+      for (const auto& l : m.include) set_label(metric, l, label_value(rs.labels, l));
+      if (e.return_bool) delete_label(metric, kMetricNameLabel);
+      auto [mit, first] = matched.try_emplace(sig);
+      if (m.card == Cardinality::one_to_one) {
+        if (!first) {
+          fail(
+              "multiple matches for labels: many-to-one matching must be explicit "
+              "(group_left/group_right)");
+        }
+      } else if (!mit->second.insert(labels_key(metric)).second) {
+        fail("multiple matches for labels: grouping labels must ensure unique matches");
+      }
+      out.push_back(Sample{std::move(metric), value});
+    }
+    return out;
+  }
+
+  Labels group_labels(const Expr& e, const Labels& labels) {
+    Labels out;
+    for (const auto& kv : labels) {
+      const bool listed =
+          std::find(e.grouping.begin(), e.grouping.end(), kv.first) != e.grouping.end();
+      if (e.without ? (!listed && kv.first != kMetricNameLabel) : listed) out.push_back(kv);
+    }
+    return out;
+  }
+
+  Vector eval_aggregate(const Expr& e) {
+    const std::string& op = e.text;
+    double param = 0;
+    std::string label_param;
+    if (e.args.size() == 2) {
+      Value p = eval(*e.args[0]);
+      param = p.scalar;
+      label_param = p.string;
+    }
+    Vector in = eval(*e.args.back()).vector;
+    struct Group {
+      Labels labels;
+      double value = 0;
+      double count = 0;
+      double mean = 0;
+      double m2 = 0;
+      std::vector<double> values;
+      Vector top;
+    };
+    std::map<std::string, std::size_t> index;
+    std::vector<Group> groups;
+    if (op == "topk" || op == "bottomk") {
+      if (param > static_cast<double>(std::numeric_limits<int>::max()) || !(param >= 1)) {
+        return {};
+      }
+    }
+    const auto k = static_cast<std::size_t>(param >= 1 ? param : 0);
+    for (auto& s : in) {
+      Labels key = group_labels(e, s.labels);
+      if (op == "count_values") set_label(key, label_param, format_float(s.value));
+      auto [it, inserted] = index.emplace(labels_key(key), groups.size());
+      if (inserted) {
+        groups.push_back(Group{key, s.value, 0, 0, 0, {}, {}});
+      }
+      Group& g = groups[it->second];
+      g.count += 1;
+      const double delta = s.value - g.mean;
+      g.mean += delta / g.count;
+      g.m2 += delta * (s.value - g.mean);
+      if (op == "sum" || op == "avg") {
+        if (!inserted) g.value += s.value;
+      } else if (op == "min") {
+        if (g.value > s.value || std::isnan(g.value)) g.value = s.value;
+      } else if (op == "max") {
+        if (g.value < s.value || std::isnan(g.value)) g.value = s.value;
+      } else if (op == "quantile") {
+        g.values.push_back(s.value);
+      } else if (op == "topk" || op == "bottomk") {
+        g.top.push_back(std::move(s));
+      }
+    }
+    Vector out;
+    for (auto& g : groups) {
+      if (op == "topk" || op == "bottomk") {
+        const bool top = op == "topk";
+        std::stable_sort(g.top.begin(), g.top.end(), [top](const Sample& a, const Sample& b) {
+          if (std::isnan(a.value)) return false;  // NaN ranks last either way
+          if (std::isnan(b.value)) return true;
+          return top ? a.value > b.value : a.value < b.value;
+        });
+        if (g.top.size() > k) g.top.resize(k);
+        for (auto& s : g.top) out.push_back(std::move(s));
+        continue;
+      }
+      double v = g.value;
+      if (op == "avg")
+        v = g.value / g.count;
+      else if (op == "count" || op == "count_values")
+        v = g.count;
+      else if (op == "group")
+        v = 1;
+      else if (op == "stdvar")
+        v = g.m2 / g.count;
+      else if (op == "stddev")
+        v = std::sqrt(g.m2 / g.count);
+      else if (op == "quantile")
+        v = quantile(param, g.values);
+      out.push_back(Sample{std::move(g.labels), v});
+    }
+    return out;
+  }
+
+  const Queryable& storage_;
+  Timestamp ts_;
+  EvalOptions options_;
+};
+
+}  // namespace
+
+Result<Value> evaluate(const Expr& expr, const Queryable& storage, Timestamp ts,
+                       const EvalOptions& options) {
+  try {
+    Evaluator ev(storage, ts, options);
+    return ev.eval(expr);
+  } catch (const EvalFailure& f) {
+    return Error{0, f.message};
+  } catch (const std::regex_error& err) {
+    return Error{0, std::string("regular expression error: ") + err.what()};
+  }
+}
+
+}  // namespace rdmatop::promql

@@ -1,0 +1,20 @@
+// The subset of Go text/template that Prometheus alert labels and annotations use:
+// `{{ $labels.x }}`, `{{ $value }}`, `{{ .Labels.x }}`, `{{ .Value }}`, pipelines into
+// humanize / humanize1024 / humanizePercentage / humanizeDuration / printf / toUpper / toLower,
+// and `{{- ... -}}` whitespace trimming. Numbers print as Go's %v does.
+#pragma once
+
+#include <string>
+
+#include "collector/model/result.h"
+#include "collector/normalize/series.h"
+
+namespace rdmatop {
+
+/// Expands `text` for one alert sample. Errors name the unsupported construct.
+Result<std::string> expand_template(const std::string& text, const Labels& labels, double value);
+
+/// Checks a template at load time (expands it against an empty label set).
+Result<bool> check_template(const std::string& text);
+
+}  // namespace rdmatop

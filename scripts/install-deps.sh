@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs everything rdmatop needs to build and test, from Debian 12 packages only.
+# Idempotent; run as root (or through sudo).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+packages=(
+  # build
+  cmake g++ make pkg-config ccache clang-format
+  # libraries
+  libibverbs-dev librdmacm-dev libmnl-dev libncurses-dev nlohmann-json3-dev prometheus-cpp-dev
+  catch2 libyaml-cpp-dev libcli11-dev libfmt-dev
+  # real tools the tests compare against or drive
+  ethtool iproute2 tmux prometheus
+)
+# The Soft-RoCE VM harness keeps its own list (tests/vm/packages.txt).
+if [ -f "$here/tests/vm/packages.txt" ]; then
+  while read -r pkg _; do
+    case "$pkg" in ''|'#'*) ;; *) packages+=("$pkg") ;; esac
+  done < "$here/tests/vm/packages.txt"
+fi
+
+missing=()
+for pkg in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+as_root=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: run as root (no sudo found)" >&2; exit 1; }
+  as_root=(sudo)
+fi
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive \
+  apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,11 @@
+# Rules suite: every rule unit-test file runs through rdmatop's engine AND promtool, so the two
+# engines are held to the same expected values; the exported pack must pass promtool check.
+file(GLOB RULES_TEST_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/rules/builtin/*_test.yaml
+     ${PROJECT_SOURCE_DIR}/tests/rules/*_test.yaml)
+set(_run ${CMAKE_CURRENT_LIST_DIR}/run.sh)
+add_test(NAME rules.rdmatop_test COMMAND ${_run} rdmatop $<TARGET_FILE:rdmatop> ${RULES_TEST_FILES})
+add_test(NAME rules.promtool_test COMMAND ${_run} promtool ${RULES_TEST_FILES})
+add_test(NAME rules.export_promtool_check
+         COMMAND ${_run} export $<TARGET_FILE:rdmatop> ${CMAKE_CURRENT_BINARY_DIR}/rules-export)
+set_tests_properties(rules.rdmatop_test rules.promtool_test rules.export_promtool_check
+                     PROPERTIES LABELS rules SKIP_RETURN_CODE 77)

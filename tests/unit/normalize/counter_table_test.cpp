@@ -1,0 +1,171 @@
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "collector/normalize/counter_table.h"
+
+using rdmatop::Combine;
+using rdmatop::CounterRow;
+using rdmatop::DriverFamily;
+using rdmatop::MetricInfo;
+using rdmatop::SeriesKind;
+
+namespace {
+
+std::string read_metrics_doc() {
+  const std::string path = std::string(RDMATOP_SOURCE_DIR) + "/docs/metrics.md";
+  std::ifstream in(path);
+  INFO("reading " << path);
+  REQUIRE(in.good());
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::set<std::string> split_labels(std::string_view list) {
+  std::set<std::string> out;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    out.emplace(list.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("metric names follow the Prometheus conventions", "[counter_table]") {
+  // Lower case and underscores; digits only inside a word ("roce_v2"), never first.
+  const std::regex name_re("[a-z][a-z0-9_]*");
+  std::set<std::string_view> seen;
+  REQUIRE_FALSE(rdmatop::metric_infos().empty());
+  for (const MetricInfo& m : rdmatop::metric_infos()) {
+    INFO(m.name);
+    CHECK(std::regex_match(std::string(m.name), name_re));
+    CHECK(m.name.substr(0, 5) == "rdma_");
+    CHECK(seen.insert(m.name).second);
+    CHECK_FALSE(m.help.empty());
+    CHECK_FALSE(m.unit.empty());
+    if (m.kind == SeriesKind::counter) {
+      CHECK(m.name.ends_with("_total"));
+    } else {
+      CHECK_FALSE(m.name.ends_with("_total"));
+    }
+    // Base units go in the name (Prometheus naming): bytes and seconds series say so.
+    if (m.unit == "bytes") CHECK(m.name.find("_bytes") != std::string_view::npos);
+    if (m.unit == "seconds") CHECK(m.name.find("_seconds") != std::string_view::npos);
+  }
+}
+
+TEST_CASE("every row feeds a known counter with exactly its declared labels", "[counter_table]") {
+  REQUIRE_FALSE(rdmatop::counter_rows().empty());
+  for (const CounterRow& row : rdmatop::counter_rows()) {
+    INFO(row.series << " <- " << row.raw);
+    const MetricInfo* metric = rdmatop::find_metric(row.series);
+    REQUIRE(metric != nullptr);
+    CHECK(metric->kind == SeriesKind::counter);
+    std::set<std::string> labels;
+    if (!row.label.name.empty()) labels.emplace(row.label.name);
+    if (rdmatop::has_priority_placeholder(row.raw)) labels.emplace("priority");
+    CHECK(labels == split_labels(metric->labels));
+    CHECK(row.scale > 0);
+  }
+}
+
+TEST_CASE("a summed row continues an alternative of its own group", "[counter_table]") {
+  const auto rows = rdmatop::counter_rows();
+  std::size_t sums = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].combine != Combine::sum_with_previous) continue;
+    ++sums;
+    INFO(rows[i].series << " <- " << rows[i].raw);
+    REQUIRE(i > 0);
+    CHECK(rows[i - 1].series == rows[i].series);
+    CHECK(rows[i - 1].label.value == rows[i].label.value);
+    CHECK(rows[i - 1].driver == rows[i].driver);
+    CHECK(rows[i - 1].width_bits == rows[i].width_bits);
+  }
+  CHECK(sums > 0);
+}
+
+TEST_CASE("metric labels used by the table are the documented label vocabulary",
+          "[counter_table]") {
+  const std::set<std::string> vocabulary = {"direction", "priority", "level", "side", "event"};
+  for (const MetricInfo& m : rdmatop::metric_infos()) {
+    for (const std::string& label : split_labels(m.labels)) {
+      INFO(m.name << " label " << label);
+      CHECK(vocabulary.count(label) == 1);
+    }
+  }
+}
+
+TEST_CASE("docs/metrics.md documents every series and every raw name", "[counter_table]") {
+  const std::string doc = read_metrics_doc();
+  for (const MetricInfo& m : rdmatop::metric_infos()) {
+    INFO("series " << m.name);
+    CHECK(doc.find("`" + std::string(m.name) + "`") != std::string::npos);
+  }
+  for (const CounterRow& row : rdmatop::counter_rows()) {
+    INFO("raw " << row.raw << " for " << row.series);
+    CHECK(doc.find("`" + std::string(row.raw) + "`") != std::string::npos);
+  }
+}
+
+TEST_CASE("priority placeholder expansion", "[counter_table]") {
+  CHECK(rdmatop::has_priority_placeholder("rx_prio{p}_pause"));
+  CHECK_FALSE(rdmatop::has_priority_placeholder("rx_prio3_pause"));
+  CHECK(rdmatop::expand_raw_name("rx_prio{p}_pause", 3) == "rx_prio3_pause");
+  CHECK(rdmatop::expand_raw_name("pfc_pri{p}_rx_duration_us", 7) == "pfc_pri7_rx_duration_us");
+  CHECK(rdmatop::expand_raw_name("rx_priority_{p}_xoff.nic", 0) == "rx_priority_0_xoff.nic");
+  CHECK(rdmatop::expand_raw_name("RNR received", 4) == "RNR received");
+}
+
+TEST_CASE("wrap modulus is 2^width in canonical units", "[counter_table]") {
+  CounterRow row{};
+  CHECK(rdmatop::wrap_modulus(row) == 0);
+  row.width_bits = 32;
+  CHECK(rdmatop::wrap_modulus(row) == 4294967296.0);
+  row.scale = 4;
+  CHECK(rdmatop::wrap_modulus(row) == 17179869184.0);
+  row.width_bits = 0;
+  CHECK(rdmatop::wrap_modulus(row) == 0);
+}
+
+TEST_CASE("widths in the table: mlx5 Q-counters are 32-bit, PMA counters never wrap",
+          "[counter_table]") {
+  bool saw_q_counter = false;
+  for (const CounterRow& row : rdmatop::counter_rows()) {
+    INFO(row.series << " <- " << row.raw);
+    if (row.source == rdmatop::RawSource::pma_counters) CHECK(row.width_bits == 0);
+    if (row.driver == DriverFamily::mlx5 && row.raw == "local_ack_timeout_err") {
+      saw_q_counter = true;
+      CHECK(row.width_bits == 32);
+    }
+    if (row.raw == "link_down_events_phy" || row.raw == "rx_out_of_buffer") {
+      if (row.driver == DriverFamily::mlx5) CHECK(row.width_bits == 32);
+    }
+    if (row.raw == "np_cnp_sent") CHECK(row.width_bits == 0);  // 64-bit congestion counter
+  }
+  CHECK(saw_q_counter);
+}
+
+TEST_CASE("driver family mapping", "[counter_table]") {
+  CHECK(rdmatop::family_of_rdma_driver("mlx5") == DriverFamily::mlx5);
+  CHECK(rdmatop::family_of_rdma_driver("bnxt_re") == DriverFamily::bnxt_re);
+  CHECK(rdmatop::family_of_rdma_driver("irdma") == DriverFamily::irdma);
+  CHECK(rdmatop::family_of_rdma_driver("rxe") == DriverFamily::rxe);
+  CHECK(rdmatop::family_of_rdma_driver("") == DriverFamily::any);
+  CHECK(rdmatop::family_of_rdma_driver("siw") == DriverFamily::any);
+  CHECK(rdmatop::family_of_netdev_driver("mlx5_core") == DriverFamily::mlx5);
+  CHECK(rdmatop::family_of_netdev_driver("bnxt_en") == DriverFamily::bnxt_re);
+  CHECK(rdmatop::family_of_netdev_driver("ice") == DriverFamily::irdma);
+  CHECK(rdmatop::family_of_netdev_driver("virtio_net") == DriverFamily::any);
+  CHECK(std::string(to_string(DriverFamily::bnxt_re)) == "bnxt_re");
+  CHECK(std::string(to_string(rdmatop::RawSource::pma_counters)) == "counters");
+  CHECK(std::string(to_string(Combine::sum_with_previous)) == "sum_with_previous");
+}

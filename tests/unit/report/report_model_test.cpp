@@ -1,0 +1,171 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "exporters/report/report_model.h"
+#include "exporters/report/report_render.h"
+
+using namespace rdmatop;
+
+namespace {
+
+Snapshot rxe_snapshot(std::uint64_t sent, std::uint64_t rcvd, std::chrono::seconds at) {
+  Snapshot snap;
+  snap.hostname = "vm1";
+  snap.taken = std::chrono::steady_clock::time_point(at);
+  DeviceSample dev;
+  dev.name = "rxe0";
+  dev.driver = "rxe";
+  PortSample port;
+  port.port = 1;
+  port.state = "ACTIVE";
+  port.state_id = 4;
+  port.netdev = "eth0";
+  port.gids = {{0, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2", "eth0"},
+               {1, "0000:0000:0000:0000:0000:ffff:0a0b:0c01", "RoCE v2", "eth0"}};
+  port.hw_counters = {{"sent_pkts", sent}, {"rcvd_pkts", rcvd}};
+  dev.ports.push_back(port);
+  snap.devices.push_back(dev);
+  snap.sources.push_back(SourceStatus{"sysfs", "rxe0", SourceState::ok, "", {}});
+  snap.sources.push_back(SourceStatus{
+      "ethtool", "eth0", SourceState::error, "ethtool GSTATS eth0: No such device", {}});
+  return snap;
+}
+
+const SeriesWithRate* find(const PortReport& pr, const std::string& name,
+                           const std::string& direction) {
+  for (const auto& s : pr.series) {
+    if (s.series.name == name && label_value(s.series.labels, "direction") == direction) return &s;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("build_report computes per-port rates between two snapshots", "[report]") {
+  const Observation first = make_observation(rxe_snapshot(1000, 500, std::chrono::seconds(10)));
+  const Report report =
+      build_report(&first, make_observation(rxe_snapshot(6000, 400, std::chrono::seconds(15))));
+  CHECK(report.interval_seconds == Approx(5.0));
+  REQUIRE(report.ports.size() == 1);
+  const PortReport& pr = report.ports[0];
+  REQUIRE(pr.roce_v2_gid.has_value());
+  CHECK(pr.roce_v2_gid->index == 1);
+
+  const SeriesWithRate* tx = find(pr, "rdma_packets_total", "tx");
+  REQUIRE(tx != nullptr);
+  CHECK(tx->series.value == 6000);
+  CHECK(tx->rate.state == RateState::ok);
+  CHECK(tx->rate.per_second == Approx(1000.0));
+  // rcvd_pkts went down: a reset, never a negative rate.
+  const SeriesWithRate* rx = find(pr, "rdma_packets_total", "rx");
+  REQUIRE(rx != nullptr);
+  CHECK(rx->rate.state == RateState::reset);
+  CHECK(report_exit_code(report) == ReportExit::healthy);
+}
+
+TEST_CASE("a single-snapshot report has init rates", "[report]") {
+  const Report report =
+      build_report(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))));
+  CHECK(report.interval_seconds == 0);
+  REQUIRE(report.ports.size() == 1);
+  REQUIRE_FALSE(report.ports[0].series.empty());
+  for (const auto& s : report.ports[0].series) {
+    if (s.series.kind == SeriesKind::counter) CHECK(s.rate.state == RateState::init);
+  }
+}
+
+TEST_CASE("a report with no devices exits with no_data", "[report]") {
+  Snapshot empty;
+  empty.sources.push_back(SourceStatus{"sysfs", "", SourceState::no_data, "no RDMA devices", {}});
+  const Report report = build_report(nullptr, make_observation(empty));
+  CHECK(report_exit_code(report) == ReportExit::no_data);
+  CHECK(render_report_text(report).find("no RDMA ports found") != std::string::npos);
+}
+
+TEST_CASE("text report shows inventory, series and failing sources", "[report]") {
+  const Observation first = make_observation(rxe_snapshot(1000, 500, std::chrono::seconds(10)));
+  const std::string text = render_report_text(
+      build_report(&first, make_observation(rxe_snapshot(6000, 900, std::chrono::seconds(15)))));
+  CHECK(text.find("rxe0/1") != std::string::npos);
+  CHECK(text.find("[1] 10.11.12.1") != std::string::npos);
+  CHECK(text.find("rdma_packets_total{direction=tx}") != std::string::npos);
+  CHECK(text.find("1k/s") != std::string::npos);
+  CHECK(text.find("ethtool GSTATS eth0: No such device") != std::string::npos);
+  CHECK(text.find("1 ok, 0 no data, 1 errors") != std::string::npos);
+}
+
+TEST_CASE("JSON report is versioned and carries raw and canonical values", "[report]") {
+  const Observation first = make_observation(rxe_snapshot(1000, 500, std::chrono::seconds(10)));
+  const auto doc = nlohmann::json::parse(render_report_json(
+      build_report(&first, make_observation(rxe_snapshot(6000, 900, std::chrono::seconds(15))))));
+  CHECK(doc["format"] == "rdmatop.report");
+  CHECK(doc["version"] == 1);
+  const auto& port = doc["devices"][0]["ports"][0];
+  CHECK(port["hw_counters"]["sent_pkts"] == 6000);
+  CHECK(port["roce_v2_gid"]["index"] == 1);
+  bool saw_tx_rate = false;
+  for (const auto& s : port["series"]) {
+    if (s["name"] == "rdma_packets_total" && s["labels"]["direction"] == "tx") {
+      CHECK(s["rate"]["state"] == "ok");
+      CHECK(s["rate"]["per_second"].get<double>() == Approx(1000.0));
+      saw_tx_rate = true;
+    }
+  }
+  CHECK(saw_tx_rate);
+  CHECK(doc["sources"][1]["state"] == "error");
+}
+
+namespace {
+
+Finding storm_finding(Severity severity, FindingState state) {
+  Finding f;
+  f.rule = "RdmaPfcStormFromNic";
+  f.group = "rdmatop-pfc";
+  f.severity = severity;
+  f.state = state;
+  f.labels = {{"device", "rxe0"}, {"port", "1"}, {"priority", "3"}};
+  f.value = 0.97;
+  f.annotations = {{"remediation", "Check the host receive path."},
+                   {"summary", "This NIC is pausing the network on priority 3"}};
+  f.evidence = {Evidence{{{"__name__", "rdma_pfc_pause_seconds_total"}, {"priority", "3"}}, 42}};
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("report exit code follows the worst active finding", "[report]") {
+  const auto report_with = [](std::vector<Finding> findings) {
+    return build_report(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))),
+                        std::move(findings));
+  };
+  CHECK(report_exit_code(report_with({})) == ReportExit::healthy);
+  CHECK(report_exit_code(report_with({storm_finding(Severity::info, FindingState::firing)})) ==
+        ReportExit::healthy);
+  CHECK(report_exit_code(report_with({storm_finding(Severity::warning, FindingState::pending)})) ==
+        ReportExit::warning);
+  CHECK(report_exit_code(report_with({storm_finding(Severity::warning, FindingState::firing),
+                                      storm_finding(Severity::critical, FindingState::firing)})) ==
+        ReportExit::critical);
+  // A resolved finding is history, not a current problem.
+  CHECK(report_exit_code(report_with(
+            {storm_finding(Severity::critical, FindingState::resolved)})) == ReportExit::healthy);
+}
+
+TEST_CASE("text and JSON show a finding with its evidence and remediation", "[report]") {
+  const Report report =
+      build_report(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))),
+                   {storm_finding(Severity::critical, FindingState::firing)}, {"bad.yaml:3:1: x"});
+  const std::string text = render_report_text(report);
+  CHECK(text.find("CRITICAL  firing    RdmaPfcStormFromNic  rxe0/1 priority 3") !=
+        std::string::npos);
+  CHECK(text.find("This NIC is pausing the network on priority 3") != std::string::npos);
+  CHECK(text.find("evidence: rdma_pfc_pause_seconds_total{priority=3} = 42") != std::string::npos);
+  CHECK(text.find("remediation: Check the host receive path.") != std::string::npos);
+  CHECK(text.find("bad.yaml:3:1: x") != std::string::npos);
+  const auto doc = nlohmann::json::parse(render_report_json(report));
+  REQUIRE(doc["findings"].size() == 1);
+  CHECK(doc["findings"][0]["severity"] == "critical");
+  CHECK(doc["findings"][0]["labels"]["priority"] == "3");
+  CHECK(doc["findings"][0]["evidence"][0]["value"] == 42);
+  CHECK(doc["rule_errors"][0] == "bad.yaml:3:1: x");
+}
