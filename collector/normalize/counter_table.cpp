@@ -147,7 +147,7 @@ constexpr MetricInfo kMetrics[] = {
     {"rdma_port_rate_bytes_per_second", kGauge, "bytes per second", "",
      "Port rate from the `rate` file (Gb/s x 125e6)."},
     {"rdma_netdev_mtu_bytes", kGauge, "bytes", "", "MTU of the port's netdev."},
-    {"rdma_netdev_up", kGauge, "boolean", "", "1 when the netdev operstate is up, else 0."},
+    {"rdma_netdev_up", kGauge, "boolean", "", "1 when the netdev operstate is up (or unknown: drivers that do not track carrier), else 0."},
     {"rdma_port_roce_v2_gids", kGauge, "entries", "",
      "RoCE v2 GID entries with a routable address (IPv4-mapped or global IPv6)."},
     {"rdma_port_roce_v1_gids", kGauge, "entries", "",

@@ -235,8 +235,12 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
              "netdev/mtu");
   }
   if (!netdev.operstate.empty()) {
-    sink.add("rdma_netdev_up", port_labels(view), SeriesKind::gauge,
-             netdev.operstate == "up" ? 1 : 0, 0, "netdev/operstate");
+    // "unknown" is what drivers that do not track carrier report while passing traffic
+    // (dummy, lo, some virtual NICs: IF_OPER_UNKNOWN, Documentation/networking/operstates.rst),
+    // so it counts as up; "down", "lowerlayerdown", "notpresent", "dormant" do not.
+    const bool up = netdev.operstate == "up" || netdev.operstate == "unknown";
+    sink.add("rdma_netdev_up", port_labels(view), SeriesKind::gauge, up ? 1 : 0, 0,
+             "netdev/operstate");
   }
   if (netdev.carrier_changes) {
     sink.add("rdma_netdev_carrier_changes_total", port_labels(view), SeriesKind::counter,

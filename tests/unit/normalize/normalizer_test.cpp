@@ -710,3 +710,18 @@ TEST_CASE("normalize is deterministic and an empty snapshot gives nothing", "[no
   }
   CHECK(normalize(Snapshot{}).empty());
 }
+
+TEST_CASE("rdma_netdev_up: up and unknown (no carrier tracking) are up", "[normalize]") {
+  const std::pair<const char*, double> cases[] = {{"up", 1},      {"unknown", 1},
+                                                  {"down", 0},    {"lowerlayerdown", 0},
+                                                  {"dormant", 0}, {"notpresent", 0}};
+  for (const auto& [operstate, expected] : cases) {
+    INFO(operstate);
+    Snapshot snap = rxe_snapshot();
+    snap.netdevs[0].operstate = operstate;
+    const Result r(snap);
+    const Series* up = r.find("rdma_netdev_up", port_labels("rxe0", "eth0"));
+    REQUIRE(up != nullptr);
+    CHECK(up->value == expected);
+  }
+}

@@ -1,0 +1,42 @@
+# VM suite (label "vm"): real rdma_rxe in a QEMU VM booted from a stock Debian kernel; see
+# docs/vm.md. Included by tests/CMakeLists.txt. `ctest -L vm` runs it alone.
+#
+# Every test runs tests/vm/rxe-run, which exits 77 (SKIP_RETURN_CODE) with the reason when qemu
+# cannot run here; RDMATOP_VM_REQUIRE=1 in the environment turns that into a failure. Each VM
+# uses 2 vCPUs, hence PROCESSORS 2: under `ctest -j2` VM tests run one at a time instead of
+# starving each other. rxe-run's own watchdog (--timeout) fires before CTest's TIMEOUT so that
+# a hang ends with the guest console in the log.
+
+set(RDMATOP_VM_DIR ${CMAKE_CURRENT_LIST_DIR})
+set(RDMATOP_VM_RUN ${RDMATOP_VM_DIR}/rxe-run)
+set(RDMATOP_VM_CASES ${RDMATOP_VM_DIR}/cases)
+
+# Downloads and unpacks the guest kernel once (first run ~10 s, then ~0.1 s), so that no VM
+# test pays for it inside its own timeout.
+add_test(NAME vm.prepare_kernel COMMAND ${RDMATOP_VM_RUN} --prepare)
+set_tests_properties(vm.prepare_kernel PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 600
+                                                  FIXTURES_SETUP rdmatop_vm_kernel)
+
+set(RDMATOP_VM_TESTS vm.boot)
+add_test(NAME vm.boot COMMAND bash ${RDMATOP_VM_CASES}/boot.sh)
+
+# Two VMs joined by a virtual link, netem in one of them.
+list(APPEND RDMATOP_VM_TESTS vm.link_netem)
+add_test(NAME vm.link_netem
+         COMMAND ${RDMATOP_VM_RUN} --topology two --timeout 240
+                 --peer-cmd "bash ${RDMATOP_VM_CASES}/link-netem.sh"
+                 -- bash ${RDMATOP_VM_CASES}/link-netem.sh)
+
+if(TARGET rdmatop)
+  list(APPEND RDMATOP_VM_TESTS vm.sysfs_collector vm.report_traffic)
+  add_test(NAME vm.sysfs_collector
+           COMMAND ${RDMATOP_VM_RUN} --devices 2 --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/sysfs-collector.sh $<TARGET_FILE:rdmatop>)
+  add_test(NAME vm.report_traffic
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/report-traffic.sh $<TARGET_FILE:rdmatop>)
+endif()
+
+set_tests_properties(${RDMATOP_VM_TESTS} PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 280
+                                                    PROCESSORS 2
+                                                    FIXTURES_REQUIRED rdmatop_vm_kernel)
