@@ -7,8 +7,8 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "exporters/monitor/monitor.h"
 #include "exporters/report/report_render.h"
-#include "rules/diagnoser.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop {
@@ -23,37 +23,19 @@ struct ReportOptions {
   bool no_builtin_rules = false;
 };
 
-promql::Timestamp unix_ms(std::chrono::system_clock::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
-}
-
 int run_report(const ReportOptions& options) {
   RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
   // A broken rule file is reported and skipped; the report itself still runs.
   for (const auto& e : rules.errors) std::cerr << "rdmatop report: rules: " << e << "\n";
-  Diagnoser diagnoser(std::move(rules.groups));
-  std::vector<std::string> rule_errors = std::move(rules.errors);
-  auto diagnose = [&](const Observation& o) {
-    for (auto& e : diagnoser.observe(o.series, unix_ms(o.snapshot.wall))) {
-      rule_errors.push_back(std::move(e));
-    }
-  };
-
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
-  Report report;
+  Monitor monitor(live_provider(ctx), std::move(rules.groups), std::move(rules.errors));
+  monitor.step();
   if (options.interval_seconds > 0) {
-    const Observation first = make_observation(collect_snapshot(ctx, 1));
-    diagnose(first);
     std::this_thread::sleep_for(std::chrono::duration<double>(options.interval_seconds));
-    Observation last = make_observation(collect_snapshot(ctx, 2));
-    diagnose(last);
-    report = build_report(&first, std::move(last), diagnoser.findings(), std::move(rule_errors));
-  } else {
-    Observation only = make_observation(collect_snapshot(ctx, 1));
-    diagnose(only);
-    report = build_report(nullptr, std::move(only), diagnoser.findings(), std::move(rule_errors));
+    monitor.step();
   }
+  const Report& report = *monitor.latest();
   std::cout << (options.json ? render_report_json(report) : render_report_text(report));
   std::cout.flush();
   return static_cast<int>(report_exit_code(report));

@@ -33,6 +33,8 @@ struct SourceStatus {
   SourceState state = SourceState::ok;
   std::string message;  ///< empty when ok
   std::chrono::nanoseconds duration{0};
+
+  bool operator==(const SourceStatus&) const = default;
 };
 
 /// One entry of a port's GID table (unpopulated entries are skipped, not stored).
@@ -41,6 +43,8 @@ struct GidEntry {
   std::string gid;     ///< as sysfs prints it: 8 groups of 4 hex digits
   std::string type;    ///< "RoCE v2", "IB/RoCE v1"; empty if unreadable
   std::string netdev;  ///< from gid_attrs/ndevs; empty if unreadable
+
+  bool operator==(const GidEntry&) const = default;
 };
 
 /// One RDMA port as read from class/infiniband/<dev>/ports/<n>.
@@ -59,6 +63,8 @@ struct PortSample {
   CounterMap hw_counters;  ///< ports/<n>/hw_counters, raw driver names (opaque strings)
   /// hw_counters/lifespan (ms): reads closer together than this return cached values.
   std::optional<std::uint32_t> hw_counters_lifespan_ms;
+
+  bool operator==(const PortSample&) const = default;
 };
 
 /// One RDMA device as read from class/infiniband/<dev>.
@@ -75,6 +81,8 @@ struct DeviceSample {
   std::string pci_address;        ///< basename of the `device` link, empty for virtual devices
   CounterMap hw_counters;         ///< device-scope hw_counters (mlx5), raw
   std::vector<PortSample> ports;  ///< sorted by port number
+
+  bool operator==(const DeviceSample&) const = default;
 };
 
 /// Driver facts from ETHTOOL_GDRVINFO (or an `ethtool -i` dump offline).
@@ -83,12 +91,16 @@ struct DriverInfo {
   std::string version;
   std::string fw_version;  ///< "16.35.2000 (MT_0000000012)"
   std::string bus_info;    ///< "0000:3b:00.0"
+
+  bool operator==(const DriverInfo&) const = default;
 };
 
 /// Link-level (802.3x) pause configuration and the standard ethtool-netlink pause statistics.
 struct PauseInfo {
   std::optional<bool> autoneg, rx, tx;
   std::optional<std::uint64_t> rx_frames, tx_frames;
+
+  bool operator==(const PauseInfo&) const = default;
 };
 
 /// One network device backing an RDMA port, as read from class/net/<if> and ethtool.
@@ -103,6 +115,8 @@ struct NetdevSample {
   CounterMap ethtool;                      ///< `ethtool -S` strings -> values
   std::optional<DriverInfo> driver;
   std::optional<PauseInfo> pause;
+
+  bool operator==(const NetdevSample&) const = default;
 };
 
 /// Everything collected in one tick. Immutable once published; share as shared_ptr<const>.
@@ -114,6 +128,8 @@ struct Snapshot {
   std::vector<DeviceSample> devices;  ///< sorted by name
   std::vector<NetdevSample> netdevs;  ///< sorted by name; only netdevs of RDMA ports
   std::vector<SourceStatus> sources;  ///< in collection order
+
+  bool operator==(const Snapshot&) const = default;
 };
 
 const char* to_string(SourceState state);

@@ -1,0 +1,53 @@
+#include "exporters/monitor/monitor.h"
+
+#include "collector/collect.h"
+#include "collector/normalize/normalizer.h"
+
+namespace rdmatop {
+
+SnapshotProvider live_provider(const CollectContext& ctx) {
+  return
+      [&ctx](std::uint64_t seq) -> std::optional<Snapshot> { return collect_snapshot(ctx, seq); };
+}
+
+std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+Monitor::Monitor(SnapshotProvider provider, std::vector<RuleGroup> rules,
+                 std::vector<std::string> rule_load_errors)
+    : provider_(std::move(provider)),
+      diagnoser_(std::move(rules)),
+      rule_load_errors_(std::move(rule_load_errors)) {}
+
+std::shared_ptr<const Report> Monitor::step() {
+  std::optional<Snapshot> snapshot = provider_(++seq_);
+  if (!snapshot) return nullptr;
+  Observation current = make_observation(std::move(*snapshot));
+  std::vector<std::string> errors = rule_load_errors_;
+  for (auto& e : diagnoser_.observe(current.series, unix_ms(current.snapshot.wall))) {
+    errors.push_back(std::move(e));
+  }
+  // The report keeps its own copy; `previous_` keeps this tick for the next tick's rates.
+  auto report = std::make_shared<const Report>(build_report(
+      previous_ ? &*previous_ : nullptr, current, diagnoser_.findings(), std::move(errors)));
+  previous_ = std::move(current);
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    latest_ = report;
+    ++published_;
+  }
+  return report;
+}
+
+std::shared_ptr<const Report> Monitor::latest() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return latest_;
+}
+
+std::uint64_t Monitor::ticks() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return published_;
+}
+
+}  // namespace rdmatop
