@@ -12,7 +12,11 @@ int run_cli(int argc, char** argv) {
   app.require_subcommand(0, 1);
   int exit_code = 0;
   register_report_command(app, exit_code);
+  register_record_command(app, exit_code);
   register_rules_command(app, exit_code);
+  register_demo_command(app, exit_code);
+  register_exporter_command(app, exit_code);
+  const auto run_tui_default = register_tui_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -22,8 +26,7 @@ int run_cli(int argc, char** argv) {
     return static_cast<int>(ReportExit::usage);
   }
   if (app.get_subcommands().empty()) {
-    // The interactive TUI is the default once it exists; until then, show what there is.
-    std::cout << app.help();
+    exit_code = run_tui_default();
   }
   return exit_code;
 }

@@ -35,22 +35,38 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
   command.add_option("--device", options.devices, "Only these RDMA devices (repeatable)");
   command.add_option("--exclude-device", options.exclude_devices,
                      "Skip these RDMA devices (repeatable)");
+  command
+      .add_option("--counters", options.counters,
+                  "Source of per-port hw counters: netlink (one RDMA netlink message per port), "
+                  "sysfs (hw_counters/ files) or auto (netlink, else sysfs, per port; sysfs "
+                  "when --sysfs-root is not /sys)")
+      ->check(CLI::IsMember({"auto", "netlink", "sysfs"}))
+      ->capture_default_str();
 }
 
 HostSources::HostSources(const SourceOptions& options)
     : sysfs_(make_directory_file_source(options.sysfs_root)),
       filter_{options.devices, options.exclude_devices} {
+  const bool live_host = options.sysfs_root == "/sys" || options.sysfs_root == "/sys/";
   if (!options.ethtool_dir.empty()) {
     ethtool_ = make_dump_ethtool_source(options.ethtool_dir);
-  } else if (options.sysfs_root == "/sys" || options.sysfs_root == "/sys/") {
+  } else if (live_host) {
     ethtool_ = make_ioctl_ethtool_source();
   } else {
     ethtool_ = std::make_unique<DisabledEthtoolSource>();
   }
+  if (options.counters == "netlink") {
+    counters_ = CounterSource::netlink;
+  } else if (options.counters == "auto") {
+    counters_ = CounterSource::auto_select;
+  }
+  // Netlink answers for this host's kernel only; another root (fixture, capture, simulator)
+  // is read from its files alone, so auto means sysfs there.
+  if (live_host && counters_ != CounterSource::sysfs) netlink_ = make_live_rdma_netlink_source();
 }
 
 CollectContext HostSources::context() const {
-  return CollectContext{*sysfs_, *ethtool_, filter_};
+  return CollectContext{*sysfs_, *ethtool_, filter_, netlink_.get(), counters_};
 }
 
 }  // namespace rdmatop

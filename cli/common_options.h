@@ -1,5 +1,6 @@
 // Flags shared by every subcommand that reads a host (spelled the same everywhere:
-// --sysfs-root, --ethtool-dir, --device, --exclude-device), and the sources they select.
+// --sysfs-root, --ethtool-dir, --device, --exclude-device, --counters), and the sources they
+// select.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +17,7 @@ struct SourceOptions {
   std::string ethtool_dir;  ///< empty: live SIOCETHTOOL
   std::vector<std::string> devices;
   std::vector<std::string> exclude_devices;
+  std::string counters = "auto";  ///< --counters: auto | netlink | sysfs
 };
 
 void add_source_options(CLI::App& command, SourceOptions& options);
@@ -29,6 +31,8 @@ class HostSources {
  private:
   std::unique_ptr<FileSource> sysfs_;
   std::unique_ptr<EthtoolSource> ethtool_;
+  std::unique_ptr<RdmaNetlinkSource> netlink_;  ///< nullptr unless reading the live host
+  CounterSource counters_ = CounterSource::sysfs;
   DeviceFilter filter_;
 };
 

@@ -1,5 +1,5 @@
 // `rdmatop report`: two snapshots --interval apart, diagnosed by the rules, printed as text or
-// JSON.
+// JSON. With --from, the snapshots of a recording instead (docs/recording.md).
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "exporters/monitor/monitor.h"
+#include "exporters/recording/recording_provider.h"
 #include "exporters/report/report_render.h"
 #include "rules/rule_set.h"
 
@@ -21,12 +22,63 @@ struct ReportOptions {
   bool json = false;
   std::vector<std::string> rule_files;
   bool no_builtin_rules = false;
+  std::string from;    ///< a recording to diagnose instead of the live host
+  std::string at;      ///< --at TIME: the last snapshot fed
+  std::string window;  ///< --window FROM..TO
 };
+
+/// `--from FILE`: every recorded snapshot up to --at (or within --window) goes through the
+/// Monitor as it did live, so `for:` durations and rates match; the last one is reported.
+/// Damage in the file is reported on stderr and the snapshots before it are still used.
+int run_report_from(const ReportOptions& options, RuleSetLoad rules) {
+  RecordingWindow window;
+  if (!options.window.empty()) {
+    auto parsed = parse_recording_window(options.window);
+    if (!parsed) {
+      std::cerr << "rdmatop report: --window " << parsed.error().message << "\n";
+      return static_cast<int>(ReportExit::usage);
+    }
+    window = *parsed;
+  }
+  if (!options.at.empty()) {
+    auto parsed = parse_recording_time(options.at);
+    if (!parsed) {
+      std::cerr << "rdmatop report: --at " << parsed.error().message << "\n";
+      return static_cast<int>(ReportExit::usage);
+    }
+    window.to = *parsed;
+  }
+  auto opened = RecordingReader::open(options.from);
+  if (!opened) {
+    std::cerr << "rdmatop report: " << opened.error().message << "\n";
+    return static_cast<int>(ReportExit::no_data);
+  }
+  const std::shared_ptr<RecordingReader> reader = std::move(opened).value();
+  Monitor monitor(recording_provider(reader, window), std::move(rules.groups),
+                  std::move(rules.errors));
+  while (monitor.step() != nullptr) {
+  }
+  if (reader->error()) {
+    std::cerr << "rdmatop report: " << reader->error()->message << " (reporting on the "
+              << monitor.ticks() << " snapshots used before it)\n";
+  }
+  const auto report = monitor.latest();
+  if (report == nullptr) {
+    std::cerr << "rdmatop report: " << options.from << ": no snapshot"
+              << (options.at.empty() && options.window.empty() ? "" : " in the requested time")
+              << "\n";
+    return static_cast<int>(ReportExit::no_data);
+  }
+  std::cout << (options.json ? render_report_json(*report) : render_report_text(*report));
+  std::cout.flush();
+  return static_cast<int>(report_exit_code(*report));
+}
 
 int run_report(const ReportOptions& options) {
   RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
   // A broken rule file is reported and skipped; the report itself still runs.
   for (const auto& e : rules.errors) std::cerr << "rdmatop report: rules: " << e << "\n";
+  if (!options.from.empty()) return run_report_from(options, std::move(rules));
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   Monitor monitor(live_provider(ctx), std::move(rules.groups), std::move(rules.errors));
@@ -48,16 +100,28 @@ void register_report_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "report", "One-shot diagnostic report: findings, inventory and per-port counter rates");
   add_source_options(*cmd, options->sources);
-  cmd->add_option("--interval", options->interval_seconds,
-                  "Seconds between the two snapshots rates are computed from (0: one snapshot)")
-      ->capture_default_str()
-      ->check(CLI::Range(0.0, 3600.0));
+  CLI::Option* interval =
+      cmd->add_option("--interval", options->interval_seconds,
+                      "Seconds between the two snapshots rates are computed from (0: one snapshot)")
+          ->capture_default_str()
+          ->check(CLI::Range(0.0, 3600.0));
   cmd->add_flag("--json", options->json, "Print the versioned JSON document instead of text");
   cmd->add_option("--rules", options->rule_files,
                   "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
                   "replaces it");
   cmd->add_flag("--no-builtin-rules", options->no_builtin_rules,
                 "Leave out the built-in RoCE diagnosis pack");
+  CLI::Option* from = cmd->add_option("--from", options->from,
+                                      "Diagnose a recording (rdmatop record) instead of this host")
+                          ->excludes(interval);
+  CLI::Option* at = cmd->add_option("--at", options->at,
+                                    "With --from: report as of TIME (RFC3339, or +90s from the "
+                                    "recording start)")
+                        ->needs(from);
+  cmd->add_option("--window", options->window,
+                  "With --from: only the snapshots in FROM..TO (either side may be empty)")
+      ->needs(from)
+      ->excludes(at);
   cmd->callback([options, &exit_code] { exit_code = run_report(*options); });
 }
 

@@ -6,12 +6,15 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collector/model/snapshot.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
+#include "collector/source/rdma_netlink_source.h"
 
 namespace rdmatop {
 
@@ -22,15 +25,40 @@ struct DeviceFilter {
   bool accepts(const std::string& device) const;
 };
 
+/// Where per-port hardware counters come from (--counters).
+enum class CounterSource : std::uint8_t {
+  sysfs,        ///< hw_counters/ files only
+  netlink,      ///< RDMA netlink only; a port it cannot serve has no hw counters
+  auto_select,  ///< netlink, falling back to sysfs port by port
+};
+
 /// Everything a collector may touch; all of it injectable.
 struct CollectContext {
   const FileSource& sysfs;
   EthtoolSource& ethtool;
   DeviceFilter filter;
+  RdmaNetlinkSource* netlink = nullptr;  ///< nullptr: not available (not the live host)
+  CounterSource counters = CounterSource::sysfs;
 };
+
+/// What RDMA netlink served in one tick, merged into the sysfs walk.
+struct NetlinkPortData {
+  CounterMap counters;
+  std::map<std::string, bool, std::less<>> optional_counters;
+};
+struct NetlinkData {
+  std::map<std::pair<std::string, std::uint32_t>, NetlinkPortData> ports;  ///< (device, port)
+  std::map<std::string, CounterMap> resources;                             ///< by device
+};
+
+/// Reads hw counters, optional-counter status and resource summaries by RDMA netlink for the
+/// devices the filter accepts (nothing when ctx.counters is sysfs).
+NetlinkData collect_rdma_netlink(const CollectContext& ctx, Snapshot& out);
 
 /// Reads class/infiniband: devices, ports, GIDs, counters, hw_counters.
 void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out);
+/// The same, taking the hw counters of the ports in `netlink` from there instead of sysfs.
+void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink);
 /// Reads class/net/<if> for every netdev named by an RDMA port in `out`.
 void collect_netdev_sysfs(const CollectContext& ctx, Snapshot& out);
 /// Reads ethtool stats, driver info and pause data for every netdev in `out`.

@@ -181,11 +181,28 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
   }
 }
 
-void read_port_counters(SysfsObjectReader& port, ProblemLog& log, PortSample& out) {
+/// `served`: the port's hw counters as RDMA netlink gave them, if it did.
+void read_port_counters(SysfsObjectReader& port, ProblemLog& log, const NetlinkPortData* served,
+                        CounterSource mode, PortSample& out) {
   // counters/ exists only when the driver answers PMA MADs (mlx5 yes, rxe no).
   if (port.read_counters("counters", out.counters) == DirOutcome::absent) {
     log.note("no counters/ directory (driver has no PMA)");
   }
+  if (served != nullptr) {
+    // One netlink message replaced the N hw_counters/ file reads; only the cache lifetime,
+    // which netlink does not carry, still comes from sysfs.
+    out.hw_counters = served->counters;
+    out.optional_counters = served->optional_counters;
+    out.counter_source = "netlink";
+    if (const auto lifespan = port.read_u64("hw_counters/lifespan", Presence::optional)) {
+      out.hw_counters_lifespan_ms = to_u32(*lifespan);
+    }
+    return;
+  }
+  // --counters netlink: a port netlink could not serve has no hw counters (its netlink status
+  // says why) rather than silently mixing sources.
+  if (mode == CounterSource::netlink) return;
+  out.counter_source = "sysfs";
   if (port.read_counters("hw_counters", out.hw_counters) == DirOutcome::absent) {
     log.note("no hw_counters/ directory");
   }
@@ -195,8 +212,11 @@ void read_port_counters(SysfsObjectReader& port, ProblemLog& log, PortSample& ou
 /// Reads one device; the collected ports' statuses go to `port_statuses`.
 class DeviceCollector {
  public:
-  DeviceCollector(const FileSource& fs, std::string name)
+  DeviceCollector(const FileSource& fs, const NetlinkData& netlink, CounterSource mode,
+                  std::string name)
       : fs_(fs),
+        netlink_(netlink),
+        mode_(mode),
         name_(std::move(name)),
         base_(join_path(class_dir, name_)),
         device_(fs, base_, base_, log_) {}
@@ -205,6 +225,9 @@ class DeviceCollector {
   bool collect(DeviceSample& out, std::vector<SourceStatus>& port_statuses) {
     out.name = name_;
     read_identity(out);
+    if (const auto it = netlink_.resources.find(name_); it != netlink_.resources.end()) {
+      out.resources = it->second;
+    }
     if (device_.read_counters("hw_counters", out.hw_counters) != DirOutcome::failed) {
       take_lifespan(out.hw_counters);  // device scope has no lifespan field; not a counter
     }
@@ -288,7 +311,9 @@ class DeviceCollector {
       sample.port = number;
       read_state_files(port, sample);
       read_gid_table(port, sample);
-      read_port_counters(port, log, sample);
+      const auto served = netlink_.ports.find({name_, number});
+      read_port_counters(port, log, served == netlink_.ports.end() ? nullptr : &served->second,
+                         mode_, sample);
       if (!port.vanished()) sample.netdev = port_netdev(sample, ports.size());
       if (port.vanished() || device_.vanished()) return false;
       port_statuses.push_back(timer.finish(log.state(), log.message()));
@@ -311,6 +336,8 @@ class DeviceCollector {
   }
 
   const FileSource& fs_;
+  const NetlinkData& netlink_;
+  CounterSource mode_;
   std::string name_;
   std::string base_;
   ProblemLog log_;
@@ -321,6 +348,10 @@ class DeviceCollector {
 }  // namespace
 
 void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out) {
+  collect_rdma_sysfs(ctx, out, NetlinkData{});
+}
+
+void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink) {
   StatusTimer class_timer(std::string(source_name), "");
   const auto names = ctx.sysfs.list(class_dir);
   if (!names) {
@@ -353,7 +384,7 @@ void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out) {
 
   for (const auto& name : accepted) {
     StatusTimer timer(std::string(source_name), name);
-    DeviceCollector collector(ctx.sysfs, name);
+    DeviceCollector collector(ctx.sysfs, netlink, ctx.counters, name);
     DeviceSample device;
     std::vector<SourceStatus> port_statuses;
     const bool complete = collector.collect(device, port_statuses);

@@ -130,6 +130,8 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
                             std::vector<RuleEvalError>& errors) {
   auto& active = active_[group.file + "\n" + group.name + "\n" + rule.name];
   std::map<std::string, Finding> current;
+  const std::vector<promql::Vector> inputs =
+      result.empty() ? std::vector<promql::Vector>{} : evidence_inputs(rule, history, ts);
   for (const auto& s : result) {
     Labels sample_labels = promql::without_metric_name(s.labels);
     Labels labels = sample_labels;
@@ -148,7 +150,7 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     for (const auto& [k, v] : rule.annotations) {
       f.annotations.emplace_back(k, expand_or_error(v, sample_labels, s.value));
     }
-    f.evidence = collect_evidence(rule, sample_labels, history, ts);
+    f.evidence = pick_evidence(inputs, sample_labels);
     const std::string key = series_key("", labels);
     if (!current.emplace(key, std::move(f)).second) {
       errors.push_back(RuleEvalError{group.name, rule.name,
@@ -200,14 +202,13 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
   }
 }
 
-std::vector<Evidence> RuleEngine::collect_evidence(const Rule& rule, const Labels& sample_labels,
-                                                   const History& history, Timestamp ts) const {
-  // The evidence is every input series of the expression whose labels agree with the alert's
-  // (on every label both carry), at its latest value: the counters behind the finding.
+std::vector<promql::Vector> RuleEngine::evidence_inputs(const Rule& rule, const History& history,
+                                                        Timestamp ts) const {
+  // The expression's input series at their latest values, evaluated once per rule evaluation
+  // (not once per alert: that would scan the whole History for every firing port).
   std::vector<const promql::Expr*> selectors;
   collect_selectors(*rule.expr, selectors);
-  std::vector<Evidence> out;
-  std::set<std::string> seen;
+  std::vector<promql::Vector> inputs;
   for (const promql::Expr* sel : selectors) {
     promql::Expr instant;
     instant.kind = promql::ExprKind::vector_selector;
@@ -216,8 +217,19 @@ std::vector<Evidence> RuleEngine::collect_evidence(const Rule& rule, const Label
     promql::EvalOptions opts;
     opts.lookback_ms = std::max(promql::kLookbackDeltaMs, sel->range_ms);
     auto v = promql::evaluate(instant, history, ts, opts);
-    if (!v) continue;
-    for (const auto& s : v->vector) {
+    if (v) inputs.push_back(std::move(v).value().vector);
+  }
+  return inputs;
+}
+
+std::vector<Evidence> RuleEngine::pick_evidence(const std::vector<promql::Vector>& inputs,
+                                                const Labels& sample_labels) const {
+  // The evidence is every input series whose labels agree with the alert's (on every label
+  // both carry): the counters behind the finding.
+  std::vector<Evidence> out;
+  std::set<std::string> seen;
+  for (const auto& input : inputs) {
+    for (const auto& s : input) {
       bool agrees = true;
       for (const auto& [k, val] : sample_labels) {
         const std::string& mine = label_value(s.labels, k);

@@ -53,8 +53,10 @@ class RuleEngine {
   };
   void eval_alert(const RuleGroup& group, const Rule& rule, const promql::Vector& result,
                   const History& history, promql::Timestamp ts, std::vector<RuleEvalError>& errors);
-  std::vector<Evidence> collect_evidence(const Rule& rule, const Labels& sample_labels,
-                                         const History& history, promql::Timestamp ts) const;
+  std::vector<promql::Vector> evidence_inputs(const Rule& rule, const History& history,
+                                              promql::Timestamp ts) const;
+  std::vector<Evidence> pick_evidence(const std::vector<promql::Vector>& inputs,
+                                      const Labels& sample_labels) const;
 
   std::vector<RuleGroup> groups_;
   EngineOptions options_;

@@ -9,9 +9,9 @@ packages=(
   cmake g++ make pkg-config ccache clang-format
   # libraries
   libibverbs-dev librdmacm-dev libmnl-dev libncurses-dev nlohmann-json3-dev prometheus-cpp-dev
-  catch2 libyaml-cpp-dev libcli11-dev libfmt-dev
+  catch2 libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev
   # real tools the tests compare against or drive
-  ethtool iproute2 tmux prometheus
+  ethtool iproute2 tmux prometheus curl
 )
 # The Soft-RoCE VM harness keeps its own list (tests/vm/packages.txt).
 if [ -f "$here/tests/vm/packages.txt" ]; then

@@ -33,6 +33,8 @@ for host in tests/fixtures/hosts/*/; do
       --ethtool-dir "$host/ethtool" >/dev/null || [ $? -le 2 ]
   done
 done
+echo "== sanitizer run: the demo for a bounded number of simulated ticks"
+build-asan/bin/rdmatop demo pfc-storm --ticks 60 >/dev/null
 unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== all suites"

@@ -63,6 +63,12 @@ struct PortSample {
   CounterMap hw_counters;  ///< ports/<n>/hw_counters, raw driver names (opaque strings)
   /// hw_counters/lifespan (ms): reads closer together than this return cached values.
   std::optional<std::uint32_t> hw_counters_lifespan_ms;
+  /// Which source served `hw_counters`: "netlink" (RDMA netlink STAT_GET), "sysfs", or empty
+  /// when none did. Both give the same raw names and values.
+  std::string counter_source;
+  /// Optional counters (IB_STAT_FLAG_OPTIONAL) -> enabled, from RDMA netlink; empty when unknown
+  /// or when the driver has none.
+  std::map<std::string, bool, std::less<>> optional_counters;
 
   bool operator==(const PortSample&) const = default;
 };
@@ -78,8 +84,11 @@ struct DeviceSample {
   std::string hca_type;
   std::string board_id;
   std::string hw_rev;
-  std::string pci_address;        ///< basename of the `device` link, empty for virtual devices
-  CounterMap hw_counters;         ///< device-scope hw_counters (mlx5), raw
+  std::string pci_address;  ///< basename of the `device` link, empty for virtual devices
+  CounterMap hw_counters;   ///< device-scope hw_counters (mlx5), raw
+  /// RDMA resource summary from netlink ("qp", "cq", "mr", "pd", "cm_id", "ctx", "srq" ->
+  /// objects in use); empty when not read.
+  CounterMap resources;
   std::vector<PortSample> ports;  ///< sorted by port number
 
   bool operator==(const DeviceSample&) const = default;

@@ -12,8 +12,7 @@
 
 #include "collector/model/result.h"
 #include "collector/model/snapshot.h"
-
-struct mnl_socket;
+#include "collector/source/netlink_socket.h"
 
 namespace rdmatop {
 
@@ -23,9 +22,6 @@ namespace rdmatop {
 class EthtoolGenl {
  public:
   EthtoolGenl();
-  EthtoolGenl(const EthtoolGenl&) = delete;
-  EthtoolGenl& operator=(const EthtoolGenl&) = delete;
-  ~EthtoolGenl();
 
   /// ETHTOOL_MSG_PAUSE_GET with statistics. Errors carry the kernel's errno and extended-ack
   /// text: EOPNOTSUPP (driver without pause support), ENODEV, ENOENT (no ethtool netlink).
@@ -37,7 +33,7 @@ class EthtoolGenl {
   template <class T, class Parse>
   Result<T> transact(const std::vector<std::uint8_t>& request, Parse parse);
 
-  mnl_socket* nl_ = nullptr;
+  NetlinkSocket nl_;
   std::optional<Error> unavailable_;
   std::optional<std::uint16_t> family_;
   std::uint32_t seq_ = 0;

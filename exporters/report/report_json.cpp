@@ -70,6 +70,10 @@ json port_json(const PortSample& port, const PortReport* pr) {
   out["gids"] = std::move(gids);
   out["counters"] = counters(port.counters);
   out["hw_counters"] = counters(port.hw_counters);
+  out["counter_source"] = port.counter_source;
+  json optional = json::object();
+  for (const auto& [name, enabled] : port.optional_counters) optional[name] = enabled;
+  out["optional_counters"] = std::move(optional);
   json series = json::array();
   if (pr) {
     for (const auto& s : pr->series) series.push_back(series_json(s));
@@ -152,6 +156,7 @@ std::string render_report_json(const Report& report) {
             {"hca_type", dev.hca_type},   {"board_id", dev.board_id},
             {"hw_rev", dev.hw_rev},       {"pci_address", dev.pci_address}};
     dj["hw_counters"] = counters(dev.hw_counters);
+    dj["resources"] = counters(dev.resources);
     json ports = json::array();
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
       const PortReport* pr = nullptr;

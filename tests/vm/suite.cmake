@@ -35,6 +35,10 @@ if(TARGET rdmatop)
   add_test(NAME vm.report_traffic
            COMMAND ${RDMATOP_VM_RUN} --timeout 240
                    -- bash ${RDMATOP_VM_CASES}/report-traffic.sh $<TARGET_FILE:rdmatop>)
+  list(APPEND RDMATOP_VM_TESTS vm.netlink)
+  add_test(NAME vm.netlink
+           COMMAND ${RDMATOP_VM_RUN} --devices 2 --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/netlink.sh $<TARGET_FILE:rdmatop>)
 endif()
 
 set_tests_properties(${RDMATOP_VM_TESTS} PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 280

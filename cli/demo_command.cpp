@@ -1,0 +1,177 @@
+// `rdmatop demo`: the whole tool on a simulated host, no hardware and no root. The fabric
+// simulator (exporters/simulator) plays a scenario into a temporary sysfs + ethtool tree; the
+// real collectors, normalizer, rules and outputs run on it. On a terminal it shows the TUI;
+// otherwise (or with --ticks) it plays in simulated time and prints text reports.
+#include <unistd.h>
+
+#include <cmath>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "exporters/monitor/monitor.h"
+#include "exporters/report/report_render.h"
+#include "exporters/simulator/builtin_scenarios.h"
+#include "exporters/simulator/simulator.h"
+#include "rules/rule_set.h"
+#include "tui/tui.h"
+
+namespace rdmatop {
+
+namespace {
+
+constexpr const char* kDefaultScenario = "pfc-storm";
+
+struct DemoOptions {
+  std::string scenario = kDefaultScenario;
+  bool list = false;
+  std::optional<int> ticks;
+  std::optional<double> interval_seconds;
+  double speed = 5;
+  int every = 0;
+  bool json = false;
+  bool no_tui = false;
+  std::vector<std::string> rule_files;
+  bool no_builtin_rules = false;
+};
+
+int list_scenarios() {
+  const auto& all = sim::builtin_scenarios();
+  for (const auto& e : all.errors) std::cerr << "rdmatop demo: built-in scenario: " << e << "\n";
+  std::size_t width = 0;
+  for (const auto& s : all.scenarios) width = std::max(width, s.name.size());
+  for (const auto& s : all.scenarios) {
+    std::cout << s.name << std::string(width - s.name.size() + 2, ' ') << s.description << "\n";
+  }
+  return 0;
+}
+
+/// Ranks a report by how bad it is: worst active severity, then the number of findings.
+std::pair<int, std::size_t> badness(const Report& report) {
+  return {static_cast<int>(worst_active_severity(report.findings)), report.findings.size()};
+}
+
+void print_report(const Report& report, const sim::Simulator& sim, std::uint64_t tick, bool json) {
+  if (json) {
+    std::cout << render_report_json(report);
+    return;
+  }
+  std::cout << "== demo " << sim.scenario().name << ": tick " << tick << ", simulated "
+            << std::lround(static_cast<double>(tick) * sim.interval_s()) << " s ==\n"
+            << render_report_text(report) << "\n";
+}
+
+/// Plays the timeline in simulated time (no sleeping) and prints reports: every --every
+/// ticks, or else the worst moment (the storm) and the end.
+int run_batch(Monitor& monitor, const sim::Simulator& sim, const DemoOptions& options,
+              int max_ticks) {
+  std::shared_ptr<const Report> worst;
+  std::uint64_t worst_tick = 0;
+  std::shared_ptr<const Report> last;
+  std::uint64_t tick = 0;
+  for (int i = 0; i < max_ticks; ++i) {
+    auto report = monitor.step();
+    if (!report) break;
+    ++tick;
+    last = report;
+    if (options.every > 0) {
+      if (tick % static_cast<std::uint64_t>(options.every) == 0) {
+        print_report(*report, sim, tick, options.json);
+      }
+      continue;
+    }
+    if (!worst || badness(*report) > badness(*worst)) {
+      worst = report;
+      worst_tick = tick;
+    }
+  }
+  if (!last) {
+    std::cerr << "rdmatop demo: the simulator produced no snapshot\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  if (options.every <= 0) {
+    if (worst && worst != last && !options.json) print_report(*worst, sim, worst_tick, false);
+    print_report(*last, sim, tick, options.json);
+  }
+  std::cout.flush();
+  return 0;
+}
+
+int run_demo(const DemoOptions& options) {
+  if (options.list) return list_scenarios();
+  auto scenario = sim::load_scenario(options.scenario);
+  if (!scenario) {
+    std::cerr << "rdmatop demo: " << scenario.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  const bool interactive = !options.no_tui && !options.json && ::isatty(STDOUT_FILENO) == 1;
+  sim::SimulatorOptions sim_options;
+  sim_options.interval_s = options.interval_seconds;
+  // The TUI keeps playing: the timeline loops until the user quits.
+  sim_options.loop = interactive && !options.ticks;
+  auto simulator = sim::Simulator::create(std::move(*scenario), sim_options);
+  if (!simulator) {
+    std::cerr << "rdmatop demo: " << simulator.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  sim::Simulator& sim = **simulator;
+  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
+  for (const auto& e : rules.errors) std::cerr << "rdmatop demo: rules: " << e << "\n";
+  SnapshotProvider provider = sim::simulator_provider(sim);
+  if (options.ticks) {
+    // Stop after N ticks even if the timeline (or the loop) would go on.
+    provider = [inner = std::move(provider), limit = static_cast<std::uint64_t>(*options.ticks)](
+                   std::uint64_t seq) -> std::optional<Snapshot> {
+      if (seq > limit) return std::nullopt;
+      return inner(seq);
+    };
+  }
+  Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
+  if (interactive) {
+    TuiOptions tui;
+    tui.interval_seconds = sim.interval_s() / options.speed;
+    tui.replay = true;
+    tui.source_label = "demo: " + sim.scenario().name;
+    return run_tui(monitor, tui);
+  }
+  const int timeline_ticks =
+      static_cast<int>(std::ceil(sim.scenario().duration_s() / sim.interval_s() - 1e-9));
+  return run_batch(monitor, sim, options, options.ticks.value_or(timeline_ticks));
+}
+
+}  // namespace
+
+void register_demo_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<DemoOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "demo", "Run rdmatop on a simulated host playing a fault scenario (no hardware, no root)");
+  cmd->add_option("scenario", options->scenario,
+                  "Built-in scenario (see --list), a scenario file (*.yaml), or several joined "
+                  "with commas to play one after the other")
+      ->capture_default_str();
+  cmd->add_flag("--list", options->list, "List the built-in scenarios and exit");
+  cmd->add_option("--ticks", options->ticks,
+                  "Stop after N ticks (default: the whole timeline; on a terminal: until quit)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_option("--interval", options->interval_seconds,
+                  "Simulated seconds per tick (default: the scenario's, usually 5)")
+      ->check(CLI::Range(0.001, 3600.0));
+  cmd->add_option("--speed", options->speed,
+                  "Terminal UI: simulated time runs this many times faster than real time")
+      ->capture_default_str()
+      ->check(CLI::Range(0.01, 10000.0));
+  cmd->add_option("--every", options->every,
+                  "Without a terminal: print a report every N ticks (default: the worst moment "
+                  "and the end)")
+      ->check(CLI::Range(1, 1000000));
+  cmd->add_flag("--json", options->json, "Print the final report as JSON (no terminal UI)");
+  cmd->add_flag("--no-tui", options->no_tui, "Print text reports even on a terminal");
+  cmd->add_option("--rules", options->rule_files,
+                  "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
+                  "replaces it");
+  cmd->add_flag("--no-builtin-rules", options->no_builtin_rules,
+                "Leave out the built-in RoCE diagnosis pack");
+  cmd->callback([options, &exit_code] { exit_code = run_demo(*options); });
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,110 @@
+// `rdmatop exporter`: serves the latest diagnosis as Prometheus metrics (docs/exporter.md).
+// The main thread only waits for SIGINT/SIGTERM; the service's poll thread collects and
+// civetweb's threads serve scrapes.
+#include <pthread.h>
+#include <csignal>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/common_options.h"
+#include "exporters/monitor/monitor.h"
+#include "exporters/prometheus/exporter_service.h"
+#include "exporters/report/report_model.h"
+#include "exporters/simulator/simulator.h"
+#include "rules/rule_set.h"
+
+namespace rdmatop {
+
+namespace {
+
+struct ExporterCommandOptions {
+  SourceOptions sources;
+  ExporterOptions service;
+  std::vector<std::string> rule_files;
+  bool no_builtin_rules = false;
+  bool no_raw_counters = false;
+  std::string demo_scenario;  ///< non-empty: serve the fabric simulator instead of this host
+};
+
+int run_exporter(const ExporterCommandOptions& options) {
+  // Block the stop signals before any thread starts, so every thread inherits the mask and
+  // sigwait() below is the only place they are delivered.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
+  for (const auto& e : rules.errors) std::cerr << "rdmatop exporter: rules: " << e << "\n";
+  // Exactly one data source: this host's collectors, or the simulator playing a scenario in a
+  // loop (rdmatop demo's provider), so dashboards and alerts can be tried without hardware.
+  const HostSources sources(options.sources);
+  const CollectContext ctx = sources.context();
+  std::unique_ptr<sim::Simulator> simulator;
+  SnapshotProvider provider = live_provider(ctx);
+  if (!options.demo_scenario.empty()) {
+    auto scenario = sim::load_scenario(options.demo_scenario);
+    if (!scenario) {
+      std::cerr << "rdmatop exporter: " << scenario.error().message << "\n";
+      return static_cast<int>(ReportExit::usage);
+    }
+    sim::SimulatorOptions sim_options;
+    sim_options.loop = true;
+    auto created = sim::Simulator::create(std::move(scenario).value(), sim_options);
+    if (!created) {
+      std::cerr << "rdmatop exporter: " << created.error().message << "\n";
+      return static_cast<int>(ReportExit::usage);
+    }
+    simulator = std::move(created).value();
+    provider = sim::simulator_provider(*simulator);
+  }
+  Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
+  MetricsOptions metrics;
+  metrics.raw_counters = !options.no_raw_counters;
+  metrics.version = RDMATOP_VERSION;
+  ExporterService service(monitor, options.service, metrics);
+  const Result<int> port = service.start();
+  if (!port) {
+    std::cerr << "rdmatop exporter: " << port.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  // Tests and wrappers started with --listen ...:0 read the bound port from this line.
+  std::cerr << "rdmatop exporter: listening on port " << *port << "\n";
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  std::cerr << "rdmatop exporter: stopping on signal " << signal << "\n";
+  service.stop();
+  return 0;
+}
+
+}  // namespace
+
+void register_exporter_command(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ExporterCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "exporter", "Prometheus exporter: canonical series, raw counters and rule findings");
+  add_source_options(*cmd, options->sources);
+  cmd->add_option(
+         "--listen", options->service.listen,
+         "Address to listen on: PORT (all IPv4 addresses) or IPv4:PORT; port 0 picks a free one")
+      ->capture_default_str();
+  cmd->add_option("--interval", options->service.interval_seconds,
+                  "Seconds between collections; scrapes serve the latest one")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
+  cmd->add_option("--rules", options->rule_files,
+                  "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
+                  "replaces it");
+  cmd->add_flag("--no-builtin-rules", options->no_builtin_rules,
+                "Leave out the built-in RoCE diagnosis pack");
+  cmd->add_flag("--no-raw-counters", options->no_raw_counters,
+                "Do not expose the raw driver counters (rdma_raw_* families)");
+  cmd->add_option("--demo", options->demo_scenario,
+                  "Serve the fabric simulator playing this scenario in a loop instead of the "
+                  "host (see `rdmatop demo --list`); one simulated tick per --interval");
+  cmd->callback([options, &exit_code] { exit_code = run_exporter(*options); });
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,66 @@
+// `rdmatop` with no subcommand: the interactive terminal UI on live data (batch mode when stdout
+// is not a terminal or with -n/--batch). The flags live on the top-level app.
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/common_options.h"
+#include "exporters/monitor/monitor.h"
+#include "rules/rule_set.h"
+#include "tui/tui.h"
+
+namespace rdmatop {
+
+namespace {
+
+struct TopOptions {
+  SourceOptions sources;
+  double interval_seconds = 1.0;
+  std::optional<int> frames;
+  bool batch = false;
+  std::vector<std::string> rule_files;
+  bool no_builtin_rules = false;
+};
+
+int run_default(const TopOptions& options) {
+  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
+  // A broken rule file is reported (here and in the header) and skipped; the TUI still runs.
+  for (const auto& e : rules.errors) std::cerr << "rdmatop: rules: " << e << "\n";
+  const HostSources sources(options.sources);
+  const CollectContext ctx = sources.context();
+  Monitor monitor(live_provider(ctx), std::move(rules.groups), std::move(rules.errors));
+  TuiOptions tui;
+  tui.interval_seconds = options.interval_seconds;
+  tui.source_label = options.sources.sysfs_root == "/sys" ? "live" : options.sources.sysfs_root;
+  if (options.frames || options.batch || ::isatty(STDOUT_FILENO) != 1) {
+    tui.batch_frames = options.frames.value_or(1);
+  }
+  return run_tui(monitor, tui);
+}
+
+}  // namespace
+
+std::function<int()> register_tui_options(CLI::App& app) {
+  auto options = std::make_shared<TopOptions>();
+  add_source_options(app, options->sources);
+  app.add_option("--interval", options->interval_seconds,
+                 "Seconds between refreshes of the terminal UI (+/- change it at run time)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.1, 3600.0));
+  app.add_option("-n,--frames", options->frames,
+                 "Batch mode: print N frames as plain text, --interval apart, then exit")
+      ->check(CLI::Range(1, 1000000));
+  app.add_flag("--batch", options->batch,
+               "Batch mode without a terminal (1 frame unless -n); also the default when stdout "
+               "is not a terminal");
+  app.add_option("--rules", options->rule_files,
+                 "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
+                 "replaces it");
+  app.add_flag("--no-builtin-rules", options->no_builtin_rules,
+               "Leave out the built-in RoCE diagnosis pack");
+  return [options] { return run_default(*options); };
+}
+
+}  // namespace rdmatop

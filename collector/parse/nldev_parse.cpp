@@ -1,0 +1,307 @@
+#include "collector/parse/nldev_parse.h"
+
+#include <rdma/rdma_netlink.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <functional>
+
+#include "collector/parse/netlink_parse.h"
+
+namespace rdmatop {
+namespace {
+
+constexpr std::uint16_t nldev_type(std::uint16_t cmd) {
+  return static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd));
+}
+
+// The attributes rdmatop reads, with their kernel types (nldev_policy in core/nldev.c). PAD
+// (0) has no entry: it only aligns the u64 after it.
+constexpr std::size_t kPolicySize = RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC + 1;
+constexpr std::array<AttrSpec, kPolicySize> kPolicy = [] {
+  std::array<AttrSpec, kPolicySize> p{};
+  p[RDMA_NLDEV_ATTR_DEV_INDEX] = {"DEV_INDEX", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_DEV_NAME] = {"DEV_NAME", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_PORT_INDEX] = {"PORT_INDEX", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_FW_VERSION] = {"FW_VERSION", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_NODE_GUID] = {"NODE_GUID", MNL_TYPE_U64};
+  p[RDMA_NLDEV_ATTR_SYS_IMAGE_GUID] = {"SYS_IMAGE_GUID", MNL_TYPE_U64};
+  p[RDMA_NLDEV_ATTR_PORT_STATE] = {"PORT_STATE", MNL_TYPE_U8};
+  p[RDMA_NLDEV_ATTR_PORT_PHYS_STATE] = {"PORT_PHYS_STATE", MNL_TYPE_U8};
+  p[RDMA_NLDEV_ATTR_DEV_NODE_TYPE] = {"DEV_NODE_TYPE", MNL_TYPE_U8};
+  p[RDMA_NLDEV_ATTR_RES_SUMMARY] = {"RES_SUMMARY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY] = {"RES_SUMMARY_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME] = {"RES_SUMMARY_ENTRY_NAME", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR] = {"RES_SUMMARY_ENTRY_CURR", MNL_TYPE_U64};
+  p[RDMA_NLDEV_ATTR_NDEV_INDEX] = {"NDEV_INDEX", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_NDEV_NAME] = {"NDEV_NAME", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_LINK_TYPE] = {"LINK_TYPE", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_DEV_PROTOCOL] = {"DEV_PROTOCOL", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS] = {"STAT_HWCOUNTERS", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY] = {"STAT_HWCOUNTER_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME] = {"STAT_HWCOUNTER_ENTRY_NAME", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = {"STAT_HWCOUNTER_ENTRY_VALUE", MNL_TYPE_U64};
+  p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX] = {"STAT_HWCOUNTER_INDEX", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC] = {"STAT_HWCOUNTER_DYNAMIC", MNL_TYPE_U8};
+  return p;
+}();
+
+nlmsghdr* put_nldev_header(AlignedBuffer& buf, std::uint16_t cmd, std::uint16_t flags,
+                           std::uint32_t seq) {
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = nldev_type(cmd);
+  nlh->nlmsg_flags = flags;
+  nlh->nlmsg_seq = seq;
+  return nlh;
+}
+
+// NLM_F_ACK as iproute2 sets it (rd_prepare_msg): every reply then has a definite end.
+constexpr std::uint16_t kDoitFlags = NLM_F_REQUEST | NLM_F_ACK;
+constexpr std::uint16_t kDumpFlags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP;
+
+std::vector<std::uint8_t> build_port_request(std::uint16_t cmd, std::uint16_t flags,
+                                             std::uint32_t dev_index,
+                                             std::optional<std::uint32_t> port, std::uint32_t seq) {
+  AlignedBuffer buf = request_buffer(16);
+  nlmsghdr* nlh = put_nldev_header(buf, cmd, flags, seq);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+  if (port) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, *port);
+  return message_bytes(nlh);
+}
+
+std::string str(const nlattr* a) {
+  return a == nullptr ? std::string() : mnl_attr_get_str(a);
+}
+
+template <class T>
+std::optional<T> opt(const nlattr* a, T (*get)(const nlattr*)) {
+  if (a == nullptr) return std::nullopt;
+  return get(a);
+}
+
+/// Runs `fn` on the attribute table of every reply message of command `cmd`; the reply must
+/// be complete (end in NLMSG_DONE or an ACK).
+Result<bool> for_each_reply(std::span<const std::uint8_t> reply, std::uint32_t seq,
+                            std::uint16_t cmd,
+                            const std::function<std::optional<Error>(const AttrTable&)>& fn) {
+  auto end = walk_messages(reply, seq, [&](const nlmsghdr* nlh) -> Result<WalkStep> {
+    if (nlh->nlmsg_type != nldev_type(cmd)) {
+      return Error{EPROTO, "unexpected netlink message type " + std::to_string(nlh->nlmsg_type)};
+    }
+    auto attrs = parse_attrs(nlh, 0, kPolicy);
+    if (!attrs) return attrs.error();
+    if (auto e = fn(*attrs)) return *e;
+    return WalkStep::next;
+  });
+  if (!end) return end.error();
+  if (*end == WalkEnd::exhausted) {
+    return Error{EPROTO,
+                 "incomplete reply (no NLMSG_DONE or ACK for request " + std::to_string(seq) + ")"};
+  }
+  return true;
+}
+
+std::optional<Error> missing(const char* what) {
+  return Error{EPROTO, std::string(what) + " missing from reply"};
+}
+
+/// The entries of the STAT_HWCOUNTERS nest, each parsed with kPolicy.
+Result<bool> for_each_hwcounter(const AttrTable& msg,
+                                const std::function<std::optional<Error>(const AttrTable&)>& fn) {
+  const nlattr* nest = msg.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS];
+  if (nest == nullptr) return *missing("STAT_HWCOUNTERS");
+  return for_each_nested(nest, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY,
+                         [&](const nlattr* entry) -> std::optional<Error> {
+                           auto attrs = parse_nested(entry, kPolicy);
+                           if (!attrs) return attrs.error();
+                           return fn(*attrs);
+                         });
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq) {
+  AlignedBuffer buf = request_buffer(0);
+  return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_GET, kDumpFlags, seq));
+}
+
+std::vector<std::uint8_t> build_port_get_request(std::uint32_t dev_index, std::uint32_t seq) {
+  return build_port_request(RDMA_NLDEV_CMD_PORT_GET, kDumpFlags, dev_index, std::nullopt, seq);
+}
+
+std::vector<std::uint8_t> build_stat_get_request(std::uint32_t dev_index, std::uint32_t port,
+                                                 std::uint32_t seq) {
+  // No STAT_RES: the kernel answers with the port's default counter, i.e. the same values as
+  // sysfs hw_counters/ (nldev.c stat_get_doit_default_counter).
+  return build_port_request(RDMA_NLDEV_CMD_STAT_GET, kDoitFlags, dev_index, port, seq);
+}
+
+std::vector<std::uint8_t> build_stat_get_status_request(std::uint32_t dev_index, std::uint32_t port,
+                                                        std::uint32_t seq) {
+  return build_port_request(RDMA_NLDEV_CMD_STAT_GET_STATUS, kDoitFlags, dev_index, port, seq);
+}
+
+std::vector<std::uint8_t> build_res_get_request(std::uint32_t seq) {
+  AlignedBuffer buf = request_buffer(0);
+  return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_RES_GET, kDumpFlags, seq));
+}
+
+bool nldev_reply_complete(std::span<const std::uint8_t> reply, std::uint32_t seq) {
+  auto end =
+      walk_messages(reply, seq, [](const nlmsghdr*) -> Result<WalkStep> { return WalkStep::next; });
+  return !end || *end != WalkEnd::exhausted;
+}
+
+Result<std::vector<NldevDevice>> parse_dev_get_reply(std::span<const std::uint8_t> reply,
+                                                     std::uint32_t seq) {
+  std::vector<NldevDevice> out;
+  auto r = for_each_reply(
+      reply, seq, RDMA_NLDEV_CMD_GET, [&](const AttrTable& a) -> std::optional<Error> {
+        const auto& tb = a.tb;
+        if (tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) {
+          return missing("DEV_INDEX");
+        }
+        if (tb[RDMA_NLDEV_ATTR_DEV_NAME] == nullptr) {
+          return missing("DEV_NAME");
+        }
+        NldevDevice d;
+        d.index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+        d.name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        if (const nlattr* p = tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
+          d.port_count = mnl_attr_get_u32(p);
+        }
+        d.fw_version = str(tb[RDMA_NLDEV_ATTR_FW_VERSION]);
+        d.node_guid = opt(tb[RDMA_NLDEV_ATTR_NODE_GUID], mnl_attr_get_u64);
+        d.sys_image_guid = opt(tb[RDMA_NLDEV_ATTR_SYS_IMAGE_GUID], mnl_attr_get_u64);
+        d.node_type = opt(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE], mnl_attr_get_u8);
+        d.protocol = str(tb[RDMA_NLDEV_ATTR_DEV_PROTOCOL]);
+        d.link_type = str(tb[RDMA_NLDEV_ATTR_LINK_TYPE]);
+        out.push_back(std::move(d));
+        return std::nullopt;
+      });
+  if (!r) return r.error();
+  return out;
+}
+
+Result<std::vector<NldevPort>> parse_port_get_reply(std::span<const std::uint8_t> reply,
+                                                    std::uint32_t seq) {
+  std::vector<NldevPort> out;
+  auto r = for_each_reply(
+      reply, seq, RDMA_NLDEV_CMD_PORT_GET, [&](const AttrTable& a) -> std::optional<Error> {
+        const auto& tb = a.tb;
+        if (tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return missing("DEV_INDEX");
+        if (tb[RDMA_NLDEV_ATTR_PORT_INDEX] == nullptr) return missing("PORT_INDEX");
+        NldevPort p;
+        p.dev_index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+        p.dev_name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        p.port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+        p.state = opt(tb[RDMA_NLDEV_ATTR_PORT_STATE], mnl_attr_get_u8);
+        p.phys_state = opt(tb[RDMA_NLDEV_ATTR_PORT_PHYS_STATE], mnl_attr_get_u8);
+        // Omitted when the netdev is in another network namespace (nldev.c fill_port_info).
+        p.netdev_index = opt(tb[RDMA_NLDEV_ATTR_NDEV_INDEX], mnl_attr_get_u32);
+        p.netdev_name = str(tb[RDMA_NLDEV_ATTR_NDEV_NAME]);
+        out.push_back(std::move(p));
+        return std::nullopt;
+      });
+  if (!r) return r.error();
+  return out;
+}
+
+Result<CounterMap> parse_stat_get_reply(std::span<const std::uint8_t> reply, std::uint32_t seq) {
+  std::optional<CounterMap> out;
+  auto r = for_each_reply(
+      reply, seq, RDMA_NLDEV_CMD_STAT_GET, [&](const AttrTable& msg) -> std::optional<Error> {
+        if (out) return Error{EPROTO, "more than one STAT_GET reply message"};
+        CounterMap counters;
+        auto entries = for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
+          // Both are required, as in iproute2 res_get_hwcounters.
+          const nlattr* name = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME];
+          const nlattr* value = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE];
+          if (name == nullptr) return missing("STAT_HWCOUNTER_ENTRY_NAME");
+          if (value == nullptr) return missing("STAT_HWCOUNTER_ENTRY_VALUE");
+          if (!counters.emplace(mnl_attr_get_str(name), mnl_attr_get_u64(value)).second) {
+            return Error{EPROTO, std::string("duplicate hw counter ") + mnl_attr_get_str(name)};
+          }
+          return std::nullopt;
+        });
+        if (!entries) return entries.error();
+        out = std::move(counters);
+        return std::nullopt;
+      });
+  if (!r) return r.error();
+  if (!out) return Error{EPROTO, "no STAT_GET reply message"};
+  return *std::move(out);
+}
+
+Result<std::vector<NldevCounterStatus>> parse_stat_get_status_reply(
+    std::span<const std::uint8_t> reply, std::uint32_t seq) {
+  std::optional<std::vector<NldevCounterStatus>> out;
+  auto r = for_each_reply(
+      reply, seq, RDMA_NLDEV_CMD_STAT_GET_STATUS,
+      [&](const AttrTable& msg) -> std::optional<Error> {
+        if (out) return Error{EPROTO, "more than one STAT_GET_STATUS reply message"};
+        std::vector<NldevCounterStatus> list;
+        auto entries = for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
+          const nlattr* name = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME];
+          const nlattr* index = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX];
+          if (name == nullptr) return missing("STAT_HWCOUNTER_ENTRY_NAME");
+          if (index == nullptr) return missing("STAT_HWCOUNTER_INDEX");
+          NldevCounterStatus s{mnl_attr_get_str(name), mnl_attr_get_u32(index), std::nullopt};
+          // DYNAMIC is sent only for optional counters (nldev.c
+          // nldev_stat_get_counter_status_doit).
+          if (const nlattr* dyn = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC]) {
+            s.enabled = mnl_attr_get_u8(dyn) != 0;
+          }
+          list.push_back(std::move(s));
+          return std::nullopt;
+        });
+        if (!entries) return entries.error();
+        out = std::move(list);
+        return std::nullopt;
+      });
+  if (!r) return r.error();
+  if (!out) return Error{EPROTO, "no STAT_GET_STATUS reply message"};
+  return *std::move(out);
+}
+
+Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uint8_t> reply,
+                                                        std::uint32_t seq) {
+  std::vector<NldevResources> out;
+  auto r = for_each_reply(
+      reply, seq, RDMA_NLDEV_CMD_RES_GET, [&](const AttrTable& msg) -> std::optional<Error> {
+        if (msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return missing("DEV_INDEX");
+        const nlattr* summary = msg.tb[RDMA_NLDEV_ATTR_RES_SUMMARY];
+        if (summary == nullptr) return missing("RES_SUMMARY");
+        NldevResources res;
+        res.dev_index = mnl_attr_get_u32(msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+        res.dev_name = str(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        auto entries =
+            for_each_nested(summary, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY, [&](const nlattr* entry) {
+              auto e = parse_nested(entry, kPolicy);
+              if (!e) return std::optional<Error>(e.error());
+              const nlattr* name = e->tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME];
+              const nlattr* curr = e->tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR];
+              if (name == nullptr) return missing("RES_SUMMARY_ENTRY_NAME");
+              if (curr == nullptr) return missing("RES_SUMMARY_ENTRY_CURR");
+              res.counts[mnl_attr_get_str(name)] = mnl_attr_get_u64(curr);
+              return std::optional<Error>();
+            });
+        if (!entries) return entries.error();
+        out.push_back(std::move(res));
+        return std::nullopt;
+      });
+  if (!r) return r.error();
+  return out;
+}
+
+std::string format_guid(std::uint64_t guid) {
+  std::array<char, 20> buf{};
+  std::snprintf(buf.data(), buf.size(), "%04x:%04x:%04x:%04x",
+                static_cast<unsigned>((guid >> 48) & 0xffff),
+                static_cast<unsigned>((guid >> 32) & 0xffff),
+                static_cast<unsigned>((guid >> 16) & 0xffff), static_cast<unsigned>(guid & 0xffff));
+  return buf.data();
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,106 @@
+// RDMA netlink (NETLINK_RDMA, the "nldev" client): building the requests rdmatop sends and
+// parsing the kernel's replies. Not generic netlink: each message is an nlmsghdr with type
+// RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd) followed directly by attributes (roce-domain.md §4;
+// kernel drivers/infiniband/core/nldev.c; iproute2 rdma/dev.c, link.c, stat.c, res.c).
+// Pure functions over bytes; the socket lives in collector/source/rdma_netlink_source.cpp.
+//
+// A reply is every byte received for one request, datagrams concatenated: a dump ends with
+// NLMSG_DONE, a request sent with NLM_F_ACK ends with the ACK. Parsers ignore unknown attributes,
+// skip PAD, validate the types of known ones, and turn anything truncated into EPROTO.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "collector/model/result.h"
+#include "collector/model/snapshot.h"
+
+namespace rdmatop {
+
+/// One RDMA device (RDMA_NLDEV_CMD_GET).
+struct NldevDevice {
+  std::uint32_t index = 0;
+  std::string name;
+  std::uint32_t port_count = 0;  ///< RDMA_NLDEV_ATTR_PORT_INDEX in a device reply = last port
+  std::string fw_version;        ///< empty when the driver has none (rxe)
+  std::optional<std::uint64_t> node_guid, sys_image_guid;
+  std::optional<std::uint8_t> node_type;  ///< RDMA_NODE_* (1 = CA)
+  std::string protocol;                   ///< "roce", "ib", "iw"; empty on older kernels
+  std::string link_type;                  ///< "rxe", "siw" for software devices, else empty
+
+  bool operator==(const NldevDevice&) const = default;
+};
+
+/// One RDMA port (RDMA_NLDEV_CMD_PORT_GET).
+struct NldevPort {
+  std::uint32_t dev_index = 0;
+  std::string dev_name;
+  std::uint32_t port = 0;
+  std::optional<std::uint8_t> state;       ///< IB port state: 4 = ACTIVE
+  std::optional<std::uint8_t> phys_state;  ///< 5 = LinkUp
+  /// The netdev; both absent when it lives in another network namespace.
+  std::optional<std::uint32_t> netdev_index;
+  std::string netdev_name;
+
+  bool operator==(const NldevPort&) const = default;
+};
+
+/// One hardware counter in RDMA_NLDEV_CMD_STAT_GET_STATUS.
+struct NldevCounterStatus {
+  std::string name;
+  std::uint32_t index = 0;
+  /// Present only for optional counters (IB_STAT_FLAG_OPTIONAL): whether it is enabled.
+  std::optional<bool> enabled;
+
+  bool operator==(const NldevCounterStatus&) const = default;
+};
+
+/// The resource summary of one device (RDMA_NLDEV_CMD_RES_GET): "qp", "cq", "mr", "pd",
+/// "cm_id", "ctx", "srq" -> objects currently allocated.
+struct NldevResources {
+  std::uint32_t dev_index = 0;
+  std::string dev_name;
+  CounterMap counts;
+
+  bool operator==(const NldevResources&) const = default;
+};
+
+// --- requests ------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq);
+/// The kernel's port dump needs the device (nldev_port_get_dumpit rejects a request without).
+std::vector<std::uint8_t> build_port_get_request(std::uint32_t dev_index, std::uint32_t seq);
+/// What `rdma statistic show link DEV/PORT` sends: STAT_GET doit for the port's default counter.
+std::vector<std::uint8_t> build_stat_get_request(std::uint32_t dev_index, std::uint32_t port,
+                                                 std::uint32_t seq);
+std::vector<std::uint8_t> build_stat_get_status_request(std::uint32_t dev_index, std::uint32_t port,
+                                                        std::uint32_t seq);
+std::vector<std::uint8_t> build_res_get_request(std::uint32_t seq);
+
+// --- replies ---------------------------------------------------------------------------------
+
+/// Whether `reply` holds the whole answer to `seq` (NLMSG_DONE, an ACK or a kernel error), so
+/// a receiver knows when to stop reading datagrams. Malformed bytes also end the reply.
+bool nldev_reply_complete(std::span<const std::uint8_t> reply, std::uint32_t seq);
+
+/// Errors of every parser: the kernel's errno (EOPNOTSUPP, EPERM, ENODEV, EINVAL, ...) with its
+/// extended-ack text; EPROTO for malformed, truncated or incomplete replies.
+Result<std::vector<NldevDevice>> parse_dev_get_reply(std::span<const std::uint8_t> reply,
+                                                     std::uint32_t seq);
+Result<std::vector<NldevPort>> parse_port_get_reply(std::span<const std::uint8_t> reply,
+                                                    std::uint32_t seq);
+/// The STAT_HWCOUNTERS nest by raw counter name (the names sysfs hw_counters/ uses). Counters
+/// disabled as optional are not in the reply, hence absent.
+Result<CounterMap> parse_stat_get_reply(std::span<const std::uint8_t> reply, std::uint32_t seq);
+Result<std::vector<NldevCounterStatus>> parse_stat_get_status_reply(
+    std::span<const std::uint8_t> reply, std::uint32_t seq);
+Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uint8_t> reply,
+                                                        std::uint32_t seq);
+
+/// A GUID as sysfs and `rdma dev` print it: "0011:2233:4455:6677".
+std::string format_guid(std::uint64_t guid);
+
+}  // namespace rdmatop

@@ -1,0 +1,55 @@
+#include "collector/source/netlink_socket.h"
+
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <cerrno>
+
+namespace rdmatop {
+
+NetlinkSocket::NetlinkSocket(int bus) {
+  nl_ = ::mnl_socket_open2(bus, SOCK_CLOEXEC);
+  if (nl_ == nullptr) {
+    unavailable_ = errno_error(errno, "netlink socket");
+    return;
+  }
+  if (::mnl_socket_bind(nl_, 0, MNL_SOCKET_AUTOPID) < 0) {
+    unavailable_ = errno_error(errno, "netlink bind");
+    return;
+  }
+  // Extended ack: the kernel's reason text in errors. Capped ack: no echo of our request.
+  int on = 1;
+  ::mnl_socket_setsockopt(nl_, NETLINK_EXT_ACK, &on, sizeof(on));
+  ::mnl_socket_setsockopt(nl_, NETLINK_CAP_ACK, &on, sizeof(on));
+  // The kernel answers a request before sendmsg returns; the timeout only keeps a collector
+  // tick from hanging if that ever fails to hold.
+  timeval timeout{1, 0};
+  ::setsockopt(::mnl_socket_get_fd(nl_), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+}
+
+NetlinkSocket::~NetlinkSocket() {
+  if (nl_ != nullptr) ::mnl_socket_close(nl_);
+}
+
+Result<bool> NetlinkSocket::send(std::span<const std::uint8_t> request) {
+  if (unavailable_) return *unavailable_;
+  if (::mnl_socket_sendto(nl_, request.data(), request.size()) < 0) {
+    return errno_error(errno, "netlink send");
+  }
+  return true;
+}
+
+Result<std::vector<std::uint8_t>> NetlinkSocket::receive() {
+  if (unavailable_) return *unavailable_;
+  // Dump datagrams are at most 32 KiB (netlink_dump's max_recvmsg_len cap); MNL_SOCKET_BUFFER_SIZE
+  // (8 KiB) would truncate them.
+  std::vector<std::uint8_t> buf(32768);
+  const ssize_t n = ::mnl_socket_recvfrom(nl_, buf.data(), buf.size());
+  if (n < 0) return errno_error(errno, "netlink receive");
+  buf.resize(static_cast<std::size_t>(n));
+  return buf;
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,36 @@
+// One bound libmnl netlink socket (any bus: NETLINK_GENERIC for ethtool, NETLINK_RDMA for
+// nldev) with extended and capped acks and a receive timeout. Only moves bytes; building and
+// parsing messages is collector/parse/*.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "collector/model/result.h"
+
+struct mnl_socket;
+
+namespace rdmatop {
+
+class NetlinkSocket {
+ public:
+  /// Opens and binds a socket on `bus` in the network namespace of the calling thread.
+  explicit NetlinkSocket(int bus);
+  NetlinkSocket(const NetlinkSocket&) = delete;
+  NetlinkSocket& operator=(const NetlinkSocket&) = delete;
+  ~NetlinkSocket();
+
+  /// Why the socket could not be opened, if it could not.
+  const std::optional<Error>& unavailable() const { return unavailable_; }
+  Result<bool> send(std::span<const std::uint8_t> request);
+  /// One datagram (up to 32 KiB, the most the kernel puts in one dump datagram).
+  Result<std::vector<std::uint8_t>> receive();
+
+ private:
+  mnl_socket* nl_ = nullptr;
+  std::optional<Error> unavailable_;
+};
+
+}  // namespace rdmatop

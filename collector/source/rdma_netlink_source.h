@@ -1,0 +1,43 @@
+// RDMA netlink (NETLINK_RDMA, nldev) as a source: devices, ports, per-port hardware counters,
+// optional-counter status and resource summaries, one request each. Message building/parsing
+// is collector/parse/nldev_parse.h; implementations only move bytes, so the live socket and
+// the replay double share every line of protocol handling.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "collector/model/result.h"
+#include "collector/model/snapshot.h"
+#include "collector/parse/nldev_parse.h"
+
+namespace rdmatop {
+
+class RdmaNetlinkSource {
+ public:
+  virtual ~RdmaNetlinkSource() = default;
+  virtual Result<std::vector<NldevDevice>> devices() = 0;
+  virtual Result<std::vector<NldevPort>> ports(std::uint32_t dev_index) = 0;
+  /// The port's hardware counters: the same raw names and values as sysfs hw_counters/, plus
+  /// enabled optional counters (which sysfs never shows).
+  virtual Result<CounterMap> port_counters(std::uint32_t dev_index, std::uint32_t port) = 0;
+  virtual Result<std::vector<NldevCounterStatus>> counter_status(std::uint32_t dev_index,
+                                                                 std::uint32_t port) = 0;
+  virtual Result<std::vector<NldevResources>> resources() = 0;
+};
+
+/// The live kernel: one NETLINK_RDMA socket in the caller's network namespace. Never fails to
+/// construct; a socket that cannot be opened makes every call return that error.
+std::unique_ptr<RdmaNetlinkSource> make_live_rdma_netlink_source();
+
+/// Recorded replies by request: the key is the request bytes as the build_*_request functions
+/// make them with seq 0; the value is the whole reply (datagrams concatenated).
+using NetlinkRecording = std::map<std::vector<std::uint8_t>, std::vector<std::uint8_t>>;
+
+/// Test double: answers each request with its recorded reply, every message's sequence number
+/// set to the request's. A request without a recording fails with ENODATA.
+std::unique_ptr<RdmaNetlinkSource> make_replay_rdma_netlink_source(NetlinkRecording recording);
+
+}  // namespace rdmatop

@@ -1,0 +1,66 @@
+// The exporter's runtime: an HTTP server (prometheus-cpp's Exposer, i.e. civetweb) serving
+// /metrics, a landing page at / and /-/healthy, and ONE poll thread that calls Monitor::step()
+// every interval. Collection is decoupled from scrapes: a scrape only serializes the latest
+// published Report, so concurrent scrapes never read the kernel nor wait for each other or for
+// a collection, and a scrape storm cannot make the kernel reads more frequent.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "collector/model/result.h"
+#include "exporters/monitor/monitor.h"
+#include "exporters/prometheus/metrics_collectable.h"
+
+namespace prometheus {
+class Exposer;
+}  // namespace prometheus
+
+namespace rdmatop {
+
+struct ExporterOptions {
+  /// civetweb `listening_ports` syntax: "9879" (all IPv4 addresses) or "127.0.0.1:9879"; port 0
+  /// picks a free port (start() returns it). Debian's civetweb is built without IPv6.
+  std::string listen = "9879";
+  double interval_seconds = 5.0;
+  std::size_t http_threads = 2;
+};
+
+class ExporterService {
+ public:
+  /// `monitor` must outlive the service; only the poll thread calls its step().
+  ExporterService(Monitor& monitor, ExporterOptions options, MetricsOptions metrics);
+  ~ExporterService();
+  ExporterService(const ExporterService&) = delete;
+  ExporterService& operator=(const ExporterService&) = delete;
+
+  /// Collects once (so the first scrape has data), then starts the poll thread and the HTTP
+  /// server. Returns the port actually bound, or an error when the address cannot be bound.
+  Result<int> start();
+
+  /// Stops the poll thread and the server; idempotent.
+  void stop();
+
+ private:
+  void poll_once();
+  void poll_loop(const std::stop_token& stop);
+  ExporterView view() const;
+
+  Monitor& monitor_;
+  ExporterOptions options_;
+  MetricsOptions metrics_;
+
+  mutable std::mutex mutex_;  // guards poll_ (the Report itself is published by Monitor)
+  PollStatus poll_;
+  std::condition_variable_any wake_;
+
+  std::shared_ptr<ReportCollectable> collectable_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::jthread poller_;
+};
+
+}  // namespace rdmatop

@@ -1,0 +1,241 @@
+#include "exporters/prometheus/metrics_collectable.h"
+
+#include <chrono>
+#include <map>
+#include <utility>
+
+#include "collector/normalize/counter_table.h"
+
+namespace rdmatop {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+/// Families by name, so samples of one name from many ports land in one family.
+class FamilySet {
+ public:
+  void add(const std::string& name, const std::string& help, MetricType type, Labels labels,
+           double value) {
+    MetricFamily& family = families_[name];
+    if (family.name.empty()) {
+      family.name = name;
+      family.help = help;
+      family.type = type;
+    }
+    ClientMetric metric;
+    for (auto& [label, label_value_text] : labels) {
+      metric.label.push_back({std::move(label), std::move(label_value_text)});
+    }
+    switch (type) {
+      case MetricType::Counter:
+        metric.counter.value = value;
+        break;
+      case MetricType::Gauge:
+        metric.gauge.value = value;
+        break;
+      default:
+        metric.untyped.value = value;
+        break;
+    }
+    family.metric.push_back(std::move(metric));
+  }
+
+  std::vector<MetricFamily> take() {
+    std::vector<MetricFamily> out;
+    out.reserve(families_.size());
+    for (auto& [name, family] : families_) out.push_back(std::move(family));
+    return out;
+  }
+
+ private:
+  std::map<std::string, MetricFamily> families_;
+};
+
+double seconds_since_epoch(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+void add_canonical_series(const Report& report, FamilySet& out) {
+  for (const PortReport& port : report.ports) {
+    for (const SeriesWithRate& s : port.series) {
+      const MetricInfo* info = find_metric(s.series.name);
+      // Every series the normalizer emits is in metric_infos(); the fallback only keeps a
+      // scrape valid if the two ever drift (a unit test checks they do not).
+      const std::string help =
+          info != nullptr ? std::string(info->help) : "rdmatop canonical series";
+      out.add(s.series.name, help,
+              s.series.kind == SeriesKind::counter ? MetricType::Counter : MetricType::Gauge,
+              s.series.labels, s.series.value);
+    }
+  }
+}
+
+// Raw driver counters keep their source-native name as a label value: the kernel's names are
+// opaque strings (spaces, brackets) and differ per driver and version, so they cannot be metric
+// names. They are "untyped": most are counters, but some drivers list gauges among them.
+void add_raw_map(const std::string& family, const std::string& help, const Labels& base,
+                 const std::string& key_label, const CounterMap& counters, FamilySet& out) {
+  for (const auto& [name, value] : counters) {
+    Labels labels = base;
+    labels.emplace_back(key_label, name);
+    out.add(family, help, MetricType::Untyped, std::move(labels), static_cast<double>(value));
+  }
+}
+
+void add_raw_counters(const Snapshot& snapshot, FamilySet& out) {
+  for (const DeviceSample& device : snapshot.devices) {
+    add_raw_map("rdma_raw_device_hw_counters",
+                "Raw device-scope hw_counters of an RDMA device "
+                "(class/infiniband/<device>/hw_counters/<counter>), as the driver reports it.",
+                {{"device", device.name}}, "counter", device.hw_counters, out);
+    for (const PortSample& port : device.ports) {
+      const Labels base{{"device", device.name}, {"port", std::to_string(port.port)}};
+      add_raw_map("rdma_raw_port_hw_counters",
+                  "Raw per-port hw_counters of an RDMA port "
+                  "(class/infiniband/<device>/ports/<port>/hw_counters/<counter>).",
+                  base, "counter", port.hw_counters, out);
+      add_raw_map("rdma_raw_port_pma_counters",
+                  "Raw IB PMA counters of an RDMA port "
+                  "(class/infiniband/<device>/ports/<port>/counters/<counter>); *_data are "
+                  "octets divided by 4.",
+                  base, "counter", port.counters, out);
+    }
+  }
+  for (const NetdevSample& netdev : snapshot.netdevs) {
+    add_raw_map("rdma_raw_ethtool_stats",
+                "Raw ethtool statistics (`ethtool -S`) of a netdev backing an RDMA port.",
+                {{"netdev", netdev.name}}, "stat", netdev.ethtool, out);
+    add_raw_map("rdma_raw_netdev_statistics",
+                "Raw class/net/<netdev>/statistics/<statistic> of a netdev backing an RDMA port.",
+                {{"netdev", netdev.name}}, "statistic", netdev.statistics, out);
+  }
+}
+
+void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
+  for (const DeviceSample& device : snapshot.devices) {
+    out.add("rdma_device_info", "RDMA device identity; always 1.", MetricType::Gauge,
+            {{"board_id", device.board_id},
+             {"device", device.name},
+             {"driver", device.driver},
+             {"fw_ver", device.fw_ver},
+             {"hca_type", device.hca_type},
+             {"node_guid", device.node_guid},
+             {"pci_address", device.pci_address}},
+            1);
+    for (const PortSample& port : device.ports) {
+      out.add("rdma_port_info", "RDMA port identity; always 1.", MetricType::Gauge,
+              {{"device", device.name},
+               {"link_layer", port.link_layer},
+               {"netdev", port.netdev},
+               {"port", std::to_string(port.port)}},
+              1);
+    }
+  }
+  for (const NetdevSample& netdev : snapshot.netdevs) {
+    const DriverInfo info = netdev.driver.value_or(DriverInfo{});
+    out.add("rdma_netdev_info",
+            "Netdev identity from ETHTOOL_GDRVINFO (`ethtool -i`); always 1. Empty labels: "
+            "not readable.",
+            MetricType::Gauge,
+            {{"address", netdev.address},
+             {"bus_info", info.bus_info},
+             {"driver", info.driver},
+             {"driver_version", info.version},
+             {"firmware_version", info.fw_version},
+             {"netdev", netdev.name}},
+            1);
+  }
+}
+
+// Alert-style series, like Prometheus' own ALERTS{alertname, alertstate}: pending and firing
+// findings only (a resolved one is not active, so it is absent, as in ALERTS).
+void add_findings(const Report& report, FamilySet& out) {
+  for (const Finding& finding : report.findings) {
+    if (finding.state == FindingState::resolved) continue;
+    std::map<std::string, std::string> labels;
+    for (const auto& [name, value] : finding.labels) {
+      if (name != "__name__") labels[name] = value;
+    }
+    labels["alertname"] = finding.rule;
+    labels["severity"] = to_string(finding.severity);
+    labels["state"] = to_string(finding.state);
+    Labels sorted(labels.begin(), labels.end());
+    out.add("rdmatop_finding",
+            "A pending or firing finding of rdmatop's rule engine (labels: the alert's); always "
+            "1.",
+            MetricType::Gauge, sorted, 1);
+    out.add("rdmatop_finding_active_since_timestamp_seconds",
+            "When the finding's expression first became true (Unix seconds).", MetricType::Gauge,
+            std::move(sorted), static_cast<double>(finding.active_since) / 1000.0);
+  }
+}
+
+void add_source_status(const Snapshot& snapshot, FamilySet& out) {
+  // One (source, target) may be read more than once per tick; it is up only if every read was.
+  std::map<std::pair<std::string, std::string>, std::pair<bool, double>> merged;
+  for (const SourceStatus& s : snapshot.sources) {
+    auto [it, inserted] = merged.try_emplace({s.source, s.target}, true, 0.0);
+    it->second.first = it->second.first && s.state != SourceState::error;
+    it->second.second += std::chrono::duration<double>(s.duration).count();
+  }
+  for (const auto& [key, status] : merged) {
+    const Labels labels{{"source", key.first}, {"target", key.second}};
+    out.add("rdmatop_source_up",
+            "1 when the source was read without error in the last collection (no data, e.g. no "
+            "devlink, counts as up), 0 on error.",
+            MetricType::Gauge, labels, status.first ? 1 : 0);
+    out.add("rdmatop_source_duration_seconds",
+            "Time the last collection spent reading this source.", MetricType::Gauge, labels,
+            status.second);
+  }
+}
+
+void add_self_metrics(const ExporterView& view, const MetricsOptions& options, FamilySet& out) {
+  out.add("rdmatop_build_info", "rdmatop build; always 1.", MetricType::Gauge,
+          {{"version", options.version}}, 1);
+  out.add("rdmatop_collections_total", "Collections (Monitor steps) completed by the poll loop.",
+          MetricType::Counter, {}, static_cast<double>(view.poll.polls));
+  if (view.poll.polls == 0) return;
+  out.add("rdmatop_collection_duration_seconds",
+          "Time the last collection took: read every source, normalize, evaluate the rules.",
+          MetricType::Gauge, {}, view.poll.last_poll_duration_seconds);
+  out.add("rdmatop_last_collection_timestamp_seconds",
+          "When the last collection finished (Unix seconds). Scrapes serve that collection: "
+          "time() minus this is the age of every other value.",
+          MetricType::Gauge, {}, view.poll.last_poll_end_unix_seconds);
+}
+
+}  // namespace
+
+std::vector<MetricFamily> build_metric_families(const ExporterView& view,
+                                                const MetricsOptions& options) {
+  FamilySet out;
+  add_self_metrics(view, options, out);
+  if (view.report != nullptr) {
+    const Report& report = *view.report;
+    add_canonical_series(report, out);
+    add_info_metrics(report.snapshot, out);
+    add_findings(report, out);
+    add_source_status(report.snapshot, out);
+    if (options.raw_counters) add_raw_counters(report.snapshot, out);
+    out.add("rdmatop_snapshot_timestamp_seconds",
+            "Wall-clock time of the snapshot the served values come from (Unix seconds).",
+            MetricType::Gauge, {}, seconds_since_epoch(report.snapshot.wall));
+    out.add("rdmatop_rule_errors",
+            "Rule files that failed to load plus rule evaluation errors in the last collection.",
+            MetricType::Gauge, {}, static_cast<double>(report.rule_errors.size()));
+  }
+  return out.take();
+}
+
+ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options)
+    : view_(std::move(view)), options_(std::move(options)) {}
+
+std::vector<MetricFamily> ReportCollectable::Collect() const {
+  return build_metric_families(view_(), options_);
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,55 @@
+// The exporter's data model: one Report (plus the poll loop's own health) -> the Prometheus
+// metric families a scrape returns. Pure: no I/O, no clock, no HTTP, so it is unit-tested with
+// prometheus-cpp's TextSerializer alone. Values are built at scrape time from the latest
+// published Report because prometheus-cpp's Counter only increments and cannot mirror an
+// absolute kernel counter (prometheus-cpp core/include/prometheus/counter.h).
+#pragma once
+
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exporters/report/report_model.h"
+
+namespace rdmatop {
+
+/// Health of the exporter's poll loop, published with each Report.
+struct PollStatus {
+  std::uint64_t polls = 0;                ///< Monitor::step() calls completed
+  double last_poll_duration_seconds = 0;  ///< how long the last step() took
+  double last_poll_end_unix_seconds = 0;  ///< wall clock when the last step() returned
+};
+
+struct MetricsOptions {
+  bool raw_counters = true;  ///< also expose every raw driver counter (rdma_raw_*)
+  std::string version;       ///< rdmatop_build_info{version}
+};
+
+/// What a scrape serves: the latest Report (null before the first poll) and the poll status.
+struct ExporterView {
+  std::shared_ptr<const Report> report;
+  PollStatus poll;
+};
+
+/// Report -> metric families, sorted by family name. `view.report` may be null: then only the
+/// exporter's self-metrics are returned.
+std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& view,
+                                                            const MetricsOptions& options);
+
+/// Adapts build_metric_families to prometheus-cpp's pull interface. `view` must be cheap and
+/// thread-safe: scrapes call it concurrently and must never touch the kernel.
+class ReportCollectable : public prometheus::Collectable {
+ public:
+  ReportCollectable(std::function<ExporterView()> view, MetricsOptions options);
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  std::function<ExporterView()> view_;
+  MetricsOptions options_;
+};
+
+}  // namespace rdmatop

@@ -1,0 +1,377 @@
+#include "exporters/recording/snapshot_json.h"
+
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <utility>
+
+namespace rdmatop {
+
+namespace {
+
+using nlohmann::json;
+using ojson = nlohmann::ordered_json;
+
+// ---- encoding -------------------------------------------------------------------------------
+
+template <class T>
+ojson optional_json(const std::optional<T>& value) {
+  return value ? ojson(*value) : ojson(nullptr);
+}
+
+ojson counters_json(const CounterMap& counters) {
+  // The map is already sorted and unique, so append directly: ordered_json's operator[] would
+  // search linearly, quadratic over an mlx5 netdev's ~1000 ethtool counters.
+  ojson out = ojson::object();
+  auto& entries = out.get_ref<ojson::object_t&>();
+  entries.reserve(counters.size());
+  for (const auto& [name, value] : counters) entries.emplace_back(name, value);
+  return out;
+}
+
+ojson port_json(const PortSample& port) {
+  ojson optional_counters = ojson::object();
+  for (const auto& [name, enabled] : port.optional_counters) optional_counters[name] = enabled;
+  ojson gids = ojson::array();
+  for (const auto& g : port.gids) {
+    gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}});
+  }
+  return {{"port", port.port},
+          {"state_id", optional_json(port.state_id)},
+          {"state", port.state},
+          {"phys_state_id", optional_json(port.phys_state_id)},
+          {"phys_state", port.phys_state},
+          {"rate_text", port.rate_text},
+          {"rate_gbps", optional_json(port.rate_gbps)},
+          {"link_layer", port.link_layer},
+          {"netdev", port.netdev},
+          {"gids", std::move(gids)},
+          {"counters", counters_json(port.counters)},
+          {"hw_counters", counters_json(port.hw_counters)},
+          {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)},
+          {"counter_source", port.counter_source},
+          {"optional_counters", std::move(optional_counters)}};
+}
+
+ojson device_json(const DeviceSample& dev) {
+  ojson ports = ojson::array();
+  for (const auto& p : dev.ports) ports.push_back(port_json(p));
+  return {{"name", dev.name},
+          {"driver", dev.driver},
+          {"node_type", dev.node_type},
+          {"fw_ver", dev.fw_ver},
+          {"node_guid", dev.node_guid},
+          {"sys_image_guid", dev.sys_image_guid},
+          {"hca_type", dev.hca_type},
+          {"board_id", dev.board_id},
+          {"hw_rev", dev.hw_rev},
+          {"pci_address", dev.pci_address},
+          {"hw_counters", counters_json(dev.hw_counters)},
+          {"resources", counters_json(dev.resources)},
+          {"ports", std::move(ports)}};
+}
+
+ojson netdev_json(const NetdevSample& nd) {
+  ojson driver = nullptr;
+  if (nd.driver) {
+    driver = {{"driver", nd.driver->driver},
+              {"version", nd.driver->version},
+              {"fw_version", nd.driver->fw_version},
+              {"bus_info", nd.driver->bus_info}};
+  }
+  ojson pause = nullptr;
+  if (nd.pause) {
+    pause = {{"autoneg", optional_json(nd.pause->autoneg)},
+             {"rx", optional_json(nd.pause->rx)},
+             {"tx", optional_json(nd.pause->tx)},
+             {"rx_frames", optional_json(nd.pause->rx_frames)},
+             {"tx_frames", optional_json(nd.pause->tx_frames)}};
+  }
+  return {{"name", nd.name},
+          {"mtu", optional_json(nd.mtu)},
+          {"operstate", nd.operstate},
+          {"carrier_changes", optional_json(nd.carrier_changes)},
+          {"speed_mbps", optional_json(nd.speed_mbps)},
+          {"address", nd.address},
+          {"statistics", counters_json(nd.statistics)},
+          {"ethtool", counters_json(nd.ethtool)},
+          {"driver", std::move(driver)},
+          {"pause", std::move(pause)}};
+}
+
+ojson source_json(const SourceStatus& s) {
+  return {{"source", s.source},
+          {"target", s.target},
+          {"state", to_string(s.state)},
+          {"message", s.message},
+          {"duration_ns", s.duration.count()}};
+}
+
+// ---- decoding -------------------------------------------------------------------------------
+// Decoding walks the document with the path of every value, so an error says exactly where the
+// recording is wrong. The exception never leaves this file: snapshot_from_json returns an Error.
+
+struct DecodeError {
+  std::string message;
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw DecodeError{(path.empty() ? std::string("snapshot") : path) + ": " + what};
+}
+
+template <class T>
+T decode(const json& v, const std::string& path);
+
+template <>
+std::string decode<std::string>(const json& v, const std::string& path) {
+  if (!v.is_string()) fail(path, "expected a string");
+  return v.get<std::string>();
+}
+
+template <>
+bool decode<bool>(const json& v, const std::string& path) {
+  if (!v.is_boolean()) fail(path, "expected true or false");
+  return v.get<bool>();
+}
+
+template <>
+std::uint64_t decode<std::uint64_t>(const json& v, const std::string& path) {
+  // nlohmann parses every non-negative integer that fits 64 bits as number_unsigned.
+  if (!v.is_number_unsigned()) fail(path, "expected an unsigned integer");
+  return v.get<std::uint64_t>();
+}
+
+template <>
+std::uint32_t decode<std::uint32_t>(const json& v, const std::string& path) {
+  const auto wide = decode<std::uint64_t>(v, path);
+  if (wide > std::numeric_limits<std::uint32_t>::max()) fail(path, "out of 32-bit range");
+  return static_cast<std::uint32_t>(wide);
+}
+
+template <>
+std::int64_t decode<std::int64_t>(const json& v, const std::string& path) {
+  if (v.is_number_unsigned()) {
+    if (v.get<std::uint64_t>() >
+        static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      fail(path, "out of 64-bit signed range");
+    }
+    return static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (!v.is_number_integer()) fail(path, "expected an integer");
+  return v.get<std::int64_t>();
+}
+
+template <>
+double decode<double>(const json& v, const std::string& path) {
+  if (!v.is_number()) fail(path, "expected a number");
+  return v.get<double>();
+}
+
+/// One JSON object being decoded, with its path.
+class Object {
+ public:
+  Object(const json& value, std::string path) : value_(value), path_(std::move(path)) {
+    if (!value_.is_object()) fail(path_, "expected an object");
+  }
+
+  const json& at(const char* key) const {
+    const auto it = value_.find(key);
+    if (it == value_.end()) fail(child(key), "missing");
+    return *it;
+  }
+  std::string child(const char* key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  template <class T>
+  T get(const char* key) const {
+    return decode<T>(at(key), child(key));
+  }
+  /// Optional values are written as null; a missing key also reads as absent.
+  template <class T>
+  std::optional<T> optional(const char* key) const {
+    const auto it = value_.find(key);
+    if (it == value_.end() || it->is_null()) return std::nullopt;
+    return decode<T>(*it, child(key));
+  }
+  /// `added_later`: a key added to version 1 after its first release; older files lack it, and
+  /// a missing one reads as empty (docs/recording.md, versioning).
+  CounterMap counters(const char* key, bool added_later = false) const {
+    const std::string path = child(key);
+    if (added_later && !value_.contains(key)) return {};
+    const json& map = at(key);
+    if (!map.is_object()) fail(path, "expected an object of counters");
+    CounterMap out;
+    for (const auto& [name, value] : map.items()) {
+      out.emplace(name, decode<std::uint64_t>(value, path + "." + name));
+    }
+    return out;
+  }
+  std::string added_string(const char* key) const {
+    return value_.contains(key) ? get<std::string>(key) : std::string();
+  }
+  std::map<std::string, bool, std::less<>> added_flags(const char* key) const {
+    std::map<std::string, bool, std::less<>> out;
+    if (!value_.contains(key)) return out;
+    const std::string path = child(key);
+    const json& map = at(key);
+    if (!map.is_object()) fail(path, "expected an object of true/false");
+    for (const auto& [name, value] : map.items()) {
+      out.emplace(name, decode<bool>(value, path + "." + name));
+    }
+    return out;
+  }
+  /// Calls `each(element, element_path)` for every element of the array under `key`.
+  template <class F>
+  void array(const char* key, F each) const {
+    const std::string path = child(key);
+    const json& arr = at(key);
+    if (!arr.is_array()) fail(path, "expected an array");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      each(arr[i], path + "[" + std::to_string(i) + "]");
+    }
+  }
+
+ private:
+  const json& value_;
+  std::string path_;
+};
+
+SourceState decode_state(const json& v, const std::string& path) {
+  const auto text = decode<std::string>(v, path);
+  for (const SourceState s : {SourceState::ok, SourceState::no_data, SourceState::error}) {
+    if (text == to_string(s)) return s;
+  }
+  fail(path, "unknown source state \"" + text + "\"");
+}
+
+PortSample decode_port(const json& v, const std::string& path) {
+  const Object o(v, path);
+  PortSample p;
+  p.port = o.get<std::uint32_t>("port");
+  p.state_id = o.optional<std::uint32_t>("state_id");
+  p.state = o.get<std::string>("state");
+  p.phys_state_id = o.optional<std::uint32_t>("phys_state_id");
+  p.phys_state = o.get<std::string>("phys_state");
+  p.rate_text = o.get<std::string>("rate_text");
+  p.rate_gbps = o.optional<double>("rate_gbps");
+  p.link_layer = o.get<std::string>("link_layer");
+  p.netdev = o.get<std::string>("netdev");
+  o.array("gids", [&p](const json& g, const std::string& gpath) {
+    const Object go(g, gpath);
+    p.gids.push_back(GidEntry{go.get<std::uint32_t>("index"), go.get<std::string>("gid"),
+                              go.get<std::string>("type"), go.get<std::string>("netdev")});
+  });
+  p.counters = o.counters("counters");
+  p.hw_counters = o.counters("hw_counters");
+  p.hw_counters_lifespan_ms = o.optional<std::uint32_t>("hw_counters_lifespan_ms");
+  p.counter_source = o.added_string("counter_source");
+  p.optional_counters = o.added_flags("optional_counters");
+  return p;
+}
+
+DeviceSample decode_device(const json& v, const std::string& path) {
+  const Object o(v, path);
+  DeviceSample d;
+  d.name = o.get<std::string>("name");
+  d.driver = o.get<std::string>("driver");
+  d.node_type = o.get<std::string>("node_type");
+  d.fw_ver = o.get<std::string>("fw_ver");
+  d.node_guid = o.get<std::string>("node_guid");
+  d.sys_image_guid = o.get<std::string>("sys_image_guid");
+  d.hca_type = o.get<std::string>("hca_type");
+  d.board_id = o.get<std::string>("board_id");
+  d.hw_rev = o.get<std::string>("hw_rev");
+  d.pci_address = o.get<std::string>("pci_address");
+  d.hw_counters = o.counters("hw_counters");
+  d.resources = o.counters("resources", /*added_later=*/true);
+  o.array("ports", [&d](const json& p, const std::string& ppath) {
+    d.ports.push_back(decode_port(p, ppath));
+  });
+  return d;
+}
+
+NetdevSample decode_netdev(const json& v, const std::string& path) {
+  const Object o(v, path);
+  NetdevSample n;
+  n.name = o.get<std::string>("name");
+  n.mtu = o.optional<std::uint32_t>("mtu");
+  n.operstate = o.get<std::string>("operstate");
+  n.carrier_changes = o.optional<std::uint64_t>("carrier_changes");
+  n.speed_mbps = o.optional<std::int64_t>("speed_mbps");
+  n.address = o.get<std::string>("address");
+  n.statistics = o.counters("statistics");
+  n.ethtool = o.counters("ethtool");
+  if (const json& drv = o.at("driver"); !drv.is_null()) {
+    const Object d(drv, o.child("driver"));
+    n.driver = DriverInfo{d.get<std::string>("driver"), d.get<std::string>("version"),
+                          d.get<std::string>("fw_version"), d.get<std::string>("bus_info")};
+  }
+  if (const json& pause = o.at("pause"); !pause.is_null()) {
+    const Object p(pause, o.child("pause"));
+    n.pause =
+        PauseInfo{p.optional<bool>("autoneg"), p.optional<bool>("rx"), p.optional<bool>("tx"),
+                  p.optional<std::uint64_t>("rx_frames"), p.optional<std::uint64_t>("tx_frames")};
+  }
+  return n;
+}
+
+SourceStatus decode_source(const json& v, const std::string& path) {
+  const Object o(v, path);
+  SourceStatus s;
+  s.source = o.get<std::string>("source");
+  s.target = o.get<std::string>("target");
+  s.state = decode_state(o.at("state"), o.child("state"));
+  s.message = o.get<std::string>("message");
+  s.duration = std::chrono::nanoseconds(o.get<std::int64_t>("duration_ns"));
+  return s;
+}
+
+}  // namespace
+
+nlohmann::ordered_json snapshot_to_json(const Snapshot& snapshot,
+                                        std::chrono::steady_clock::time_point start) {
+  ojson devices = ojson::array();
+  for (const auto& d : snapshot.devices) devices.push_back(device_json(d));
+  ojson netdevs = ojson::array();
+  for (const auto& n : snapshot.netdevs) netdevs.push_back(netdev_json(n));
+  ojson sources = ojson::array();
+  for (const auto& s : snapshot.sources) sources.push_back(source_json(s));
+  const auto wall_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(snapshot.wall.time_since_epoch());
+  const auto offset_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(snapshot.taken - start);
+  return {{"seq", snapshot.seq},
+          {"wall_unix_ns", wall_ns.count()},
+          {"offset_ns", offset_ns.count()},
+          {"hostname", snapshot.hostname},
+          {"devices", std::move(devices)},
+          {"netdevs", std::move(netdevs)},
+          {"sources", std::move(sources)}};
+}
+
+Result<Snapshot> snapshot_from_json(const json& json_doc,
+                                    std::chrono::steady_clock::time_point start) {
+  try {
+    const Object o(json_doc, "");
+    Snapshot s;
+    s.seq = o.get<std::uint64_t>("seq");
+    s.wall = std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::nanoseconds(o.get<std::int64_t>("wall_unix_ns"))));
+    s.taken = start + std::chrono::nanoseconds(o.get<std::int64_t>("offset_ns"));
+    s.hostname = o.get<std::string>("hostname");
+    o.array("devices", [&s](const json& v, const std::string& path) {
+      s.devices.push_back(decode_device(v, path));
+    });
+    o.array("netdevs", [&s](const json& v, const std::string& path) {
+      s.netdevs.push_back(decode_netdev(v, path));
+    });
+    o.array("sources", [&s](const json& v, const std::string& path) {
+      s.sources.push_back(decode_source(v, path));
+    });
+    return s;
+  } catch (const DecodeError& e) {
+    return Error{0, e.message};
+  }
+}
+
+}  // namespace rdmatop

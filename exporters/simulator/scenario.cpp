@@ -1,0 +1,395 @@
+#include "exporters/simulator/scenario.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+
+#include "rules/promql/lexer.h"
+
+namespace rdmatop::sim {
+
+namespace {
+
+Error error_at(const std::string& origin, const YAML::Node& node, const std::string& message) {
+  // A missing key yields an invalid node, whose Mark() would throw: no position then.
+  if (!node.IsDefined()) return Error{0, origin + ": " + message};
+  const YAML::Mark mark = node.Mark();
+  if (mark.is_null()) return Error{0, origin + ": " + message};
+  return Error{0, origin + ":" + std::to_string(mark.line + 1) + ":" +
+                      std::to_string(mark.column + 1) + ": " + message};
+}
+
+// ------------------------------------------------------------------------------------------
+// Scalars
+// ------------------------------------------------------------------------------------------
+Result<double> parse_number(const std::string& text) {
+  if (text.empty()) return Error{0, "empty number"};
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return Error{0, "not a number: '" + text + "'"};
+  }
+  if (used != text.size() || !std::isfinite(value)) return Error{0, "not a number: '" + text + "'"};
+  return value;
+}
+
+Result<bool> parse_bool(const std::string& text) {
+  if (text == "true" || text == "on" || text == "up" || text == "yes") return true;
+  if (text == "false" || text == "off" || text == "down" || text == "no") return false;
+  return Error{0, "not a boolean: '" + text + "'"};
+}
+
+/// "30s", "2m", "1h30m" (Prometheus durations) or a plain number of seconds.
+Result<double> parse_seconds(const std::string& text) {
+  if (auto number = parse_number(text)) {
+    if (*number < 0) return Error{0, "negative duration: '" + text + "'"};
+    return *number;
+  }
+  const auto ms = promql::parse_duration(text);
+  if (!ms) return Error{0, "bad duration '" + text + "': " + ms.error().message};
+  return static_cast<double>(*ms) / 1000.0;
+}
+
+using Setter = std::function<Result<bool>(const std::string&, PortConditions&)>;
+
+Setter fraction(double PortConditions::*field) {
+  return [field](const std::string& text, PortConditions& c) -> Result<bool> {
+    const auto v = parse_number(text);
+    if (!v) return v.error();
+    if (*v < 0 || *v > 1) return Error{0, "must be between 0 and 1: '" + text + "'"};
+    c.*field = *v;
+    return true;
+  };
+}
+
+Setter rate(double PortConditions::*field) {
+  return [field](const std::string& text, PortConditions& c) -> Result<bool> {
+    const auto v = parse_number(text);
+    if (!v) return v.error();
+    if (*v < 0) return Error{0, "must not be negative: '" + text + "'"};
+    c.*field = *v;
+    return true;
+  };
+}
+
+Setter flag(bool PortConditions::*field) {
+  return [field](const std::string& text, PortConditions& c) -> Result<bool> {
+    const auto v = parse_bool(text);
+    if (!v) return v.error();
+    c.*field = *v;
+    return true;
+  };
+}
+
+// The knobs, documented one by one in docs/scenarios.md.
+const std::map<std::string, Setter, std::less<>>& setters() {
+  static const std::map<std::string, Setter, std::less<>> table = {
+      {"load", fraction(&PortConditions::load)},
+      {"rx_delivery", fraction(&PortConditions::rx_delivery)},
+      {"tx_pause", fraction(&PortConditions::tx_pause)},
+      {"rx_pause", fraction(&PortConditions::rx_pause)},
+      {"pause_lifts", flag(&PortConditions::pause_lifts)},
+      {"storm_warnings_per_min", rate(&PortConditions::storm_warnings_per_min)},
+      {"storm_errors_per_min", rate(&PortConditions::storm_errors_per_min)},
+      {"ecn_marked", fraction(&PortConditions::ecn_marked)},
+      {"np_enabled", flag(&PortConditions::np_enabled)},
+      {"rp_ignored", fraction(&PortConditions::rp_ignored)},
+      {"loss", fraction(&PortConditions::loss)},
+      {"ack_timeouts_per_s", rate(&PortConditions::ack_timeouts_per_s)},
+      {"retry_exceeded_per_min", rate(&PortConditions::retry_exceeded_per_min)},
+      {"rnr_retry_exceeded_per_min", rate(&PortConditions::rnr_retry_exceeded_per_min)},
+      {"out_of_buffer_per_s", rate(&PortConditions::out_of_buffer_per_s)},
+      {"lossless_drops_per_s", rate(&PortConditions::lossless_drops_per_s)},
+      {"link", flag(&PortConditions::link_up)},
+      {"pre_fec_ber", fraction(&PortConditions::pre_fec_ber)},
+      {"symbol_errors_per_s", rate(&PortConditions::symbol_errors_per_s)},
+      {"crc_errors_per_s", rate(&PortConditions::crc_errors_per_s)},
+      {"oversize_frames_per_s", rate(&PortConditions::oversize_frames_per_s)},
+      {"routable_gid", flag(&PortConditions::routable_gid)},
+      {"pfc", flag(&PortConditions::pfc)},
+      {"mtu",
+       [](const std::string& text, PortConditions& c) -> Result<bool> {
+         const auto v = parse_number(text);
+         // 68 is the IPv4 minimum MTU; 9216 the usual jumbo maximum of RoCE NICs.
+         if (!v || *v < 68 || *v > 9216 || std::floor(*v) != *v) {
+           return Error{0, "mtu must be an integer 68..9216: '" + text + "'"};
+         }
+         c.mtu = static_cast<std::uint32_t>(*v);
+         return true;
+       }},
+  };
+  return table;
+}
+
+// ------------------------------------------------------------------------------------------
+// Structure
+// ------------------------------------------------------------------------------------------
+Result<std::string> scalar(const std::string& origin, const YAML::Node& node,
+                           const std::string& what) {
+  if (!node || !node.IsScalar()) return error_at(origin, node, what + " must be a scalar");
+  return node.Scalar();
+}
+
+Result<bool> check_keys(const std::string& origin, const YAML::Node& map,
+                        std::initializer_list<std::string_view> allowed, const std::string& what) {
+  if (!map.IsMap()) return error_at(origin, map, what + " must be a mapping");
+  for (const auto& item : map) {
+    const std::string key = item.first.Scalar();
+    bool known = false;
+    for (const auto a : allowed) known = known || a == key;
+    if (!known) return error_at(origin, item.first, "unknown key '" + key + "' in " + what);
+  }
+  return true;
+}
+
+Result<std::vector<PortOverride>> parse_ports(const std::string& origin, const YAML::Node& node) {
+  std::vector<PortOverride> out;
+  if (!node) return out;
+  if (!node.IsMap()) return error_at(origin, node, "ports must map selectors to settings");
+  for (const auto& item : node) {
+    PortOverride po;
+    po.selector = item.first.Scalar();
+    if (po.selector.empty()) return error_at(origin, item.first, "empty port selector");
+    if (!item.second.IsMap()) return error_at(origin, item.second, "port settings must be a map");
+    for (const auto& kv : item.second) {
+      auto value = scalar(origin, kv.second, "setting '" + kv.first.Scalar() + "'");
+      if (!value) return value.error();
+      po.settings.emplace_back(kv.first.Scalar(), *value);
+    }
+    // Validate now, so a typo is reported with its line rather than at play time.
+    PortConditions probe;
+    if (auto ok = apply_settings(po, probe); !ok)
+      return error_at(origin, item.first, ok.error().message);
+    out.push_back(std::move(po));
+  }
+  return out;
+}
+
+Result<Phase> parse_phase(const std::string& origin, const YAML::Node& node) {
+  if (auto ok = check_keys(origin, node, {"name", "duration", "ports", "reload"}, "phase"); !ok) {
+    return ok.error();
+  }
+  Phase phase;
+  if (node["name"]) {
+    auto name = scalar(origin, node["name"], "name");
+    if (!name) return name.error();
+    phase.name = *name;
+  }
+  auto duration = scalar(origin, node["duration"], "phase duration");
+  if (!duration) return error_at(origin, node, "phase needs a duration");
+  auto seconds = parse_seconds(*duration);
+  if (!seconds) return error_at(origin, node["duration"], seconds.error().message);
+  if (*seconds <= 0) return error_at(origin, node["duration"], "phase duration must be positive");
+  phase.duration_s = *seconds;
+  auto ports = parse_ports(origin, node["ports"]);
+  if (!ports) return ports.error();
+  phase.ports = std::move(*ports);
+  if (const YAML::Node reload = node["reload"]) {
+    if (!reload.IsSequence()) return error_at(origin, reload, "reload must be a list of devices");
+    for (const auto& dev : reload) {
+      auto name = scalar(origin, dev, "reload entry");
+      if (!name) return name.error();
+      phase.reload.push_back(*name);
+    }
+  }
+  return phase;
+}
+
+Result<Expectation> parse_expectation(const std::string& origin, const YAML::Node& node) {
+  if (auto ok = check_keys(origin, node, {"alert", "device", "port", "priority", "within_ticks"},
+                           "expect entry");
+      !ok) {
+    return ok.error();
+  }
+  Expectation e;
+  auto alert = scalar(origin, node["alert"], "alert");
+  auto device = scalar(origin, node["device"], "device");
+  auto within = scalar(origin, node["within_ticks"], "within_ticks");
+  if (!alert || !device || !within) {
+    return error_at(origin, node, "expect entry needs alert, device and within_ticks");
+  }
+  e.alert = *alert;
+  e.device = *device;
+  const auto ticks = parse_number(*within);
+  if (!ticks || *ticks < 1 || std::floor(*ticks) != *ticks) {
+    return error_at(origin, node["within_ticks"], "within_ticks must be a positive integer");
+  }
+  e.within_ticks = static_cast<int>(*ticks);
+  if (node["port"]) {
+    const auto port = parse_number(node["port"].Scalar());
+    if (!port || *port < 1 || std::floor(*port) != *port) {
+      return error_at(origin, node["port"], "port must be a positive integer");
+    }
+    e.port = static_cast<std::uint32_t>(*port);
+  }
+  if (node["priority"]) {
+    const auto prio = parse_number(node["priority"].Scalar());
+    if (!prio || *prio < 0 || *prio > 7 || std::floor(*prio) != *prio) {
+      return error_at(origin, node["priority"], "priority must be 0..7");
+    }
+    e.priority = static_cast<int>(*prio);
+  }
+  return e;
+}
+
+Result<std::vector<StartCounter>> parse_start(const std::string& origin, const YAML::Node& node) {
+  std::vector<StartCounter> out;
+  if (!node) return out;
+  if (!node.IsMap()) return error_at(origin, node, "start must map selectors to counters");
+  for (const auto& item : node) {
+    if (!item.second.IsMap()) return error_at(origin, item.second, "start counters: a map");
+    for (const auto& kv : item.second) {
+      const std::string counter = kv.first.Scalar();
+      const auto& names = model_counter_names();
+      if (std::find(names.begin(), names.end(), counter) == names.end()) {
+        return error_at(origin, kv.first, "unknown model counter '" + counter + "'");
+      }
+      const auto value = parse_number(kv.second.IsScalar() ? kv.second.Scalar() : "");
+      if (!value || *value < 0) return error_at(origin, kv.second, "counter start must be >= 0");
+      out.push_back(StartCounter{item.first.Scalar(), counter, *value});
+    }
+  }
+  return out;
+}
+
+Result<Scenario> parse_root(const std::string& origin, const YAML::Node& root) {
+  if (auto ok = check_keys(origin, root,
+                           {"name", "description", "interval", "baseline", "start", "phases",
+                            "expect", "expect_quiet"},
+                           "scenario");
+      !ok) {
+    return ok.error();
+  }
+  Scenario s;
+  auto name = scalar(origin, root["name"], "name");
+  auto description = scalar(origin, root["description"], "description");
+  if (!name || name->empty()) return error_at(origin, root, "scenario needs a name");
+  if (!description) return error_at(origin, root, "scenario needs a one-line description");
+  s.name = *name;
+  s.description = *description;
+  if (root["interval"]) {
+    auto interval = parse_seconds(root["interval"].Scalar());
+    if (!interval || *interval <= 0) {
+      return error_at(origin, root["interval"], "interval must be a positive duration");
+    }
+    s.interval_s = *interval;
+  }
+  auto baseline = parse_ports(origin, root["baseline"]);
+  if (!baseline) return baseline.error();
+  s.baseline = std::move(*baseline);
+  auto start = parse_start(origin, root["start"]);
+  if (!start) return start.error();
+  s.start = std::move(*start);
+  const YAML::Node phases = root["phases"];
+  if (!phases || !phases.IsSequence() || phases.size() == 0) {
+    return error_at(origin, root, "scenario needs a non-empty list of phases");
+  }
+  for (const auto& node : phases) {
+    auto phase = parse_phase(origin, node);
+    if (!phase) return phase.error();
+    s.phases.push_back(std::move(*phase));
+  }
+  if (const YAML::Node expect = root["expect"]) {
+    if (!expect.IsSequence()) return error_at(origin, expect, "expect must be a list");
+    for (const auto& node : expect) {
+      auto e = parse_expectation(origin, node);
+      if (!e) return e.error();
+      s.expect.push_back(std::move(*e));
+    }
+  }
+  if (root["expect_quiet"]) {
+    const auto quiet = parse_bool(root["expect_quiet"].Scalar());
+    if (!quiet) return error_at(origin, root["expect_quiet"], quiet.error().message);
+    s.expect_quiet = *quiet;
+  }
+  return s;
+}
+
+}  // namespace
+
+double Scenario::duration_s() const {
+  double total = 0;
+  for (const Phase& p : phases) total += p.duration_s;
+  return total;
+}
+
+Result<Scenario> parse_scenario(const std::string& text, const std::string& origin) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Error{0, origin + ":" + std::to_string(e.mark.line + 1) + ":" +
+                        std::to_string(e.mark.column + 1) + ": " + e.msg};
+  }
+  if (!root || root.IsNull()) return Error{0, origin + ": empty scenario file"};
+  try {
+    return parse_root(origin, root);
+  } catch (const YAML::Exception& e) {
+    return Error{0, origin + ": " + e.msg};
+  }
+}
+
+Result<bool> apply_settings(const PortOverride& override_, PortConditions& conditions) {
+  for (const auto& [key, value] : override_.settings) {
+    const auto it = setters().find(key);
+    if (it == setters().end()) return Error{0, "unknown port setting '" + key + "'"};
+    if (auto ok = it->second(value, conditions); !ok) {
+      return Error{0, key + ": " + ok.error().message};
+    }
+  }
+  return true;
+}
+
+bool selector_matches(const std::string& selector, const std::string& device, std::uint32_t port) {
+  return selector == "*" || selector == device || selector == device + "/" + std::to_string(port);
+}
+
+Scenario chain_scenarios(const std::vector<Scenario>& parts) {
+  Scenario out;
+  for (const Scenario& part : parts) {
+    if (!out.name.empty()) {
+      out.name += ',';
+      out.description += "; then ";
+    } else {
+      out.interval_s = part.interval_s;
+      out.start = part.start;
+    }
+    out.name += part.name;
+    out.description += part.description;
+    for (Phase phase : part.phases) {
+      // A part's baseline belongs to its own phases only.
+      phase.ports.insert(phase.ports.begin(), part.baseline.begin(), part.baseline.end());
+      phase.name = part.name + ": " + phase.name;
+      out.phases.push_back(std::move(phase));
+    }
+  }
+  return out;
+}
+
+const std::vector<std::string>& model_counter_names() {
+  // The simulator's own per-port accumulators (exporters/simulator/host_model.h), rendered
+  // into each driver's names by tree_render.cpp.
+  static const std::vector<std::string> names = {
+      "rdma_tx_bytes",   "rdma_rx_bytes",        "rdma_tx_packets",
+      "rdma_rx_packets", "eth_tx_bytes",         "eth_rx_bytes",
+      "eth_tx_packets",  "eth_rx_packets",       "tx_pause_frames",
+      "tx_pause_us",     "tx_pause_transitions", "rx_pause_frames",
+      "rx_pause_us",     "rx_pause_transitions", "storm_warnings",
+      "storm_errors",    "ecn_marked",           "cnp_sent",
+      "cnp_handled",     "cnp_ignored",          "ack_timeouts",
+      "seq_err_naks",    "out_of_sequence",      "duplicate_requests",
+      "implied_naks",    "retry_exceeded",       "rnr_retry_exceeded",
+      "out_of_buffer",   "rx_write_requests",    "rx_read_requests",
+      "lossless_drops",  "link_down_events",     "carrier_changes",
+      "rx_bits",         "fec_corrected_bits",   "symbol_errors",
+      "crc_errors",      "oversize_frames",
+  };
+  return names;
+}
+
+}  // namespace rdmatop::sim

@@ -1,0 +1,105 @@
+// Scenarios: what the fabric simulator plays. A scenario is data (YAML, docs/scenarios.md): a
+// list of phases, each lasting a simulated duration and setting the conditions of some ports
+// (load, pause occupancy, loss, link state, ...), plus the findings it is expected to produce.
+// Parsing is pure (text in, Scenario or Error out).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collector/model/result.h"
+
+namespace rdmatop::sim {
+
+/// The conditions of one port during a phase. Defaults describe a healthy, moderately loaded
+/// lossless RoCE port; a phase only names what differs. Fractions are 0..1.
+struct PortConditions {
+  double load = 0.35;                 ///< RoCE utilisation of the line, each direction
+  double rx_delivery = 1.0;           ///< share of the offered receive traffic the NIC takes in
+  double tx_pause = 0.001;            ///< time share this NIC pauses the peer (RoCE priority)
+  double rx_pause = 0.002;            ///< time share the peer pauses this NIC (RoCE priority)
+  bool pause_lifts = true;            ///< false: pause never goes XOFF -> XON (deadlock)
+  double storm_warnings_per_min = 0;  ///< NIC pause-storm watchdog, minor watermark
+  double storm_errors_per_min = 0;    ///< watchdog critical: the NIC stopped sending pause
+  double ecn_marked = 2e-4;           ///< share of received RoCE packets that arrive CE-marked
+  bool np_enabled = true;             ///< the notification point answers CE marks with CNPs
+  double rp_ignored = 0;              ///< share of received CNPs the reaction point ignores
+  double loss = 0;                    ///< share of RoCE packets lost on the path (both directions)
+  double ack_timeouts_per_s = 0;
+  double retry_exceeded_per_min = 0;
+  double rnr_retry_exceeded_per_min = 0;
+  double out_of_buffer_per_s = 0;   ///< RDMA receive queue empty (no WQE posted)
+  double lossless_drops_per_s = 0;  ///< drops on the lossless priority (buffer overflow)
+  bool link_up = true;
+  double pre_fec_ber = 1e-9;  ///< corrected bits per received bit
+  double symbol_errors_per_s = 0;
+  double crc_errors_per_s = 0;
+  double oversize_frames_per_s = 0;  ///< frames longer than our MTU (peer MTU larger)
+  bool routable_gid = true;          ///< false: the netdev has no IP, only link-local GIDs
+  bool pfc = true;                   ///< PFC enabled on the RoCE priority
+  std::uint32_t mtu = 4200;
+
+  bool operator==(const PortConditions&) const = default;
+};
+
+/// Port conditions set by a phase: `selector` is "*", a device ("mlx5_0") or "device/port".
+struct PortOverride {
+  std::string selector;
+  std::vector<std::pair<std::string, std::string>> settings;  ///< key -> YAML scalar, validated
+};
+
+struct Phase {
+  std::string name;
+  double duration_s = 0;
+  std::vector<PortOverride> ports;
+  std::vector<std::string> reload;  ///< devices whose driver reloads as the phase starts
+};
+
+/// A rule the scenario must make fire (warning or critical), checked by the scenario tests.
+struct Expectation {
+  std::string alert;
+  std::string device;
+  std::uint32_t port = 1;
+  std::optional<int> priority;
+  int within_ticks = 0;  ///< at the scenario's interval, counted from the first tick
+};
+
+/// A counter's starting value on some ports (model counter names, docs/scenarios.md).
+struct StartCounter {
+  std::string selector;
+  std::string counter;
+  double value = 0;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;             ///< one line, for `rdmatop demo --list`
+  double interval_s = 5;               ///< simulated seconds per tick
+  std::vector<PortOverride> baseline;  ///< applies to every phase, under the phase's own
+  std::vector<StartCounter> start;
+  std::vector<Phase> phases;
+  std::vector<Expectation> expect;
+  bool expect_quiet = false;  ///< no warning or critical finding may appear
+
+  double duration_s() const;
+};
+
+/// Parses one scenario file. `origin` names it in errors ("pfc-storm.yaml").
+Result<Scenario> parse_scenario(const std::string& text, const std::string& origin);
+
+/// Applies one override's settings to `conditions`; errors name the unknown key or bad value.
+Result<bool> apply_settings(const PortOverride& override_, PortConditions& conditions);
+
+/// True when `selector` names this port.
+bool selector_matches(const std::string& selector, const std::string& device, std::uint32_t port);
+
+/// Plays `parts` one after the other as one timeline ("healthy,pfc-storm"). The chain takes
+/// the first part's interval; expectations are dropped (their tick counts would not hold).
+Scenario chain_scenarios(const std::vector<Scenario>& parts);
+
+/// Names of the model counters a scenario may start at a given value (`start:`).
+const std::vector<std::string>& model_counter_names();
+
+}  // namespace rdmatop::sim

@@ -1,0 +1,182 @@
+#include "exporters/simulator/simulator.h"
+
+#include <cmath>
+#include <memory>
+
+#include "exporters/simulator/builtin_scenarios.h"
+#include "rules/rule_set.h"
+
+namespace rdmatop::sim {
+
+namespace {
+
+template <class Duration>
+Duration seconds_as(double s) {
+  return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return parts;
+}
+
+}  // namespace
+
+Simulator::Simulator(Scenario scenario, SimulatorOptions options,
+                     std::unique_ptr<TreeWriter> writer)
+    : scenario_(std::move(scenario)),
+      options_(options),
+      writer_(std::move(writer)),
+      host_(make_host_model(default_host())),
+      interval_s_(options.interval_s.value_or(scenario_.interval_s)),
+      steady_start_(std::chrono::steady_clock::now()),
+      wall_start_(std::chrono::system_clock::now()) {}
+
+Result<std::unique_ptr<Simulator>> Simulator::create(Scenario scenario, SimulatorOptions options,
+                                                     std::unique_ptr<TreeWriter> writer) {
+  if (scenario.phases.empty()) return Error{0, scenario.name + ": no phases to play"};
+  if (options.interval_s && !(*options.interval_s > 0)) {
+    return Error{0, "the tick interval must be positive"};
+  }
+  // Every override is checked before anything runs, so a bad selector fails here, not later.
+  const std::vector<PortState> ports = make_host_model(default_host()).ports;
+  auto check = [&](const std::vector<PortOverride>& list) -> Result<bool> {
+    for (const PortOverride& o : list) {
+      bool matched = false;
+      for (const PortState& p : ports) {
+        matched = matched || selector_matches(o.selector, p.spec.device, p.spec.port);
+      }
+      if (!matched)
+        return Error{0, scenario.name + ": no simulated port matches '" + o.selector + "'"};
+      PortConditions probe;
+      if (auto ok = apply_settings(o, probe); !ok) return ok.error();
+    }
+    return true;
+  };
+  if (auto ok = check(scenario.baseline); !ok) return ok.error();
+  for (const Phase& phase : scenario.phases) {
+    if (auto ok = check(phase.ports); !ok) return ok.error();
+  }
+  if (!writer) {
+    auto made = make_temp_tree_writer();
+    if (!made) return made.error();
+    writer = std::move(made.value());
+  }
+  std::unique_ptr<Simulator> sim(new Simulator(std::move(scenario), options, std::move(writer)));
+  // Days of healthy traffic first, so counters carry realistic totals, then the scenario's
+  // chosen starting values (e.g. a 32-bit counter just below its wrap).
+  advance(sim->host_, options.uptime_s);
+  sim->host_.elapsed_s = 0;
+  for (const StartCounter& start : sim->scenario_.start) {
+    for (PortState& p : sim->host_.ports) {
+      if (selector_matches(start.selector, p.spec.device, p.spec.port)) {
+        p.counters[start.counter] = start.value;
+      }
+    }
+  }
+  if (auto ok = sim->write_tree(); !ok) return ok.error();
+  return sim;
+}
+
+PortConditions Simulator::conditions_at(std::size_t phase, const PortState& port) const {
+  PortConditions c;
+  auto apply = [&](const std::vector<PortOverride>& list) {
+    for (const PortOverride& o : list) {
+      // Validated in create(): apply_settings cannot fail here.
+      if (selector_matches(o.selector, port.spec.device, port.spec.port)) apply_settings(o, c);
+    }
+  };
+  apply(scenario_.baseline);
+  apply(scenario_.phases.at(phase).ports);
+  return c;
+}
+
+std::size_t Simulator::phase_at(double t_s) const {
+  const double total = scenario_.duration_s();
+  if (options_.loop && t_s >= total) t_s = std::fmod(t_s, total);
+  double end = 0;
+  for (std::size_t i = 0; i < scenario_.phases.size(); ++i) {
+    end += scenario_.phases[i].duration_s;
+    if (t_s < end) return i;
+  }
+  return scenario_.phases.size() - 1;  // after the end the last phase's conditions hold
+}
+
+bool Simulator::finished() const {
+  // A small tolerance so that 60 s at 5 s per tick is 12 ticks despite rounding.
+  return !options_.loop && elapsed_s_ >= scenario_.duration_s() - 1e-9;
+}
+
+Result<bool> Simulator::tick() {
+  const std::size_t phase = phase_at(elapsed_s_);
+  if (!started_ || phase != phase_index_) {
+    started_ = true;
+    phase_index_ = phase;
+    for (const std::string& device : scenario_.phases[phase].reload) reload_driver(host_, device);
+  }
+  std::vector<PortConditions> conditions;
+  for (const PortState& p : host_.ports) conditions.push_back(conditions_at(phase, p));
+  set_conditions(host_, conditions);
+  advance(host_, interval_s_);
+  elapsed_s_ += interval_s_;
+  ++ticks_;
+  phase_name_ = scenario_.phases[phase].name;
+  return write_tree();
+}
+
+Result<bool> Simulator::write_tree() {
+  return writer_->apply(render_host(host_));
+}
+
+std::chrono::steady_clock::time_point Simulator::steady_now() const {
+  return steady_start_ + seconds_as<std::chrono::steady_clock::duration>(elapsed_s_);
+}
+
+std::chrono::system_clock::time_point Simulator::wall_now() const {
+  return wall_start_ + seconds_as<std::chrono::system_clock::duration>(elapsed_s_);
+}
+
+SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
+  std::shared_ptr<const FileSource> sysfs = make_directory_file_source(sim.sysfs_root());
+  std::shared_ptr<EthtoolSource> ethtool = make_dump_ethtool_source(sim.ethtool_dir());
+  return [&sim, sysfs, ethtool, filter](std::uint64_t seq) -> std::optional<Snapshot> {
+    if (sim.finished() || !sim.tick()) return std::nullopt;
+    const CollectContext ctx{*sysfs, *ethtool, filter};
+    Snapshot snap = collect_snapshot(ctx, seq);
+    snap.taken = sim.steady_now();
+    snap.wall = sim.wall_now();
+    snap.hostname = kSimulatedHostname;
+    return snap;
+  };
+}
+
+Result<Scenario> load_scenario(const std::string& spec) {
+  std::vector<Scenario> parts;
+  for (const std::string& name : split_commas(spec)) {
+    if (name.empty()) return Error{0, "empty scenario name in '" + spec + "'"};
+    const bool is_file = name.find('/') != std::string::npos ||
+                         (name.size() > 5 && name.compare(name.size() - 5, 5, ".yaml") == 0);
+    if (is_file) {
+      auto text = read_text_file(name);
+      if (!text) return text.error();
+      auto parsed = parse_scenario(*text, name);
+      if (!parsed) return parsed.error();
+      parts.push_back(std::move(*parsed));
+    } else if (const Scenario* builtin = find_builtin_scenario(name)) {
+      parts.push_back(*builtin);
+    } else {
+      return Error{0, "unknown scenario '" + name + "' (rdmatop demo --list shows them)"};
+    }
+  }
+  if (parts.size() == 1) return std::move(parts.front());
+  return chain_scenarios(parts);
+}
+
+}  // namespace rdmatop::sim

@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# Shared helpers of the exporter suite (sourced). Everything listens on 127.0.0.1 only, and
+# every process a test starts is killed on every exit path (cleanup trap).
+set -euo pipefail
+
+SKIP=77
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# shellcheck disable=SC2034  # used by the scripts that source this file
+fixtures="$repo/tests/fixtures/hosts"
+work=$(mktemp -d)
+pids=()
+
+cleanup() {
+  local pid
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+need() {
+  command -v "$1" >/dev/null || { echo "SKIP: $1 is not installed (scripts/install-deps.sh)"; exit $SKIP; }
+}
+
+# start_exporter RDMATOP HOST_DIR [extra flags...]: starts the exporter on a free loopback
+# port and sets $exporter_port; the exporter prints the port it bound.
+start_exporter() {
+  local bin=$1 host=$2 log
+  shift 2
+  log=$(mktemp "$work/exporter.XXXXXX")
+  "$bin" exporter --sysfs-root "$host/sys" --ethtool-dir "$host/ethtool" \
+    --listen 127.0.0.1:0 "$@" 2>"$log" &
+  pids+=($!)
+  for _ in $(seq 1 100); do
+    exporter_port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$log")
+    [ -n "$exporter_port" ] && return 0
+    kill -0 "${pids[-1]}" 2>/dev/null || { cat "$log" >&2; fail "exporter exited"; }
+    sleep 0.1
+  done
+  cat "$log" >&2
+  fail "exporter did not report its port"
+}
+
+# promtool's lint wants "bytes" wherever a name says "bits". Bit-error counters
+# (rdma_fec_corrected_bits_total, rdma_phy_received_bits_total: docs/metrics.md, unit "bits")
+# count bits on the wire, not a data volume, so that one hint is accepted for canonical series
+# documented with unit bits. Anything else (a parse error, another lint) fails.
+check_metrics() {
+  local out rc=0 line name
+  out=$(promtool check metrics <"$1" 2>&1) || rc=$?
+  [ "$rc" = 0 ] && return 0
+  [ "$rc" = 3 ] || { echo "$out" >&2; return 1; }
+  while read -r line; do
+    name=${line%% *}
+    if [ "$line" = "$name use base unit \"bytes\" instead of \"bits\"" ] &&
+       grep -q "^| \`$name\` | counter | bits |" "$repo/docs/metrics.md"; then
+      continue
+    fi
+    echo "promtool: $line" >&2
+    return 1
+  done <<<"$out"
+}
+
+# free_port: a free loopback port for servers that cannot report a kernel-chosen one
+# (Prometheus, node_exporter); tries a few random ones.
+free_port() {
+  local p
+  for p in $(shuf -i 20000-60000 -n 20); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  done
+  return 1
+}
+
+# get PORT PATH: prints the body; fails on a non-2xx status.
+get() { curl -sS --fail --max-time 10 "http://127.0.0.1:$1$2"; }

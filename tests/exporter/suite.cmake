@@ -1,0 +1,12 @@
+# Exporter suite: the real `rdmatop exporter` on loopback, checked with curl, promtool and a
+# real Prometheus server (docs/exporter.md). Tests whose tools are missing exit 77 (skipped).
+set(_exporter_dir ${CMAKE_CURRENT_LIST_DIR})
+add_test(NAME exporter.http COMMAND ${_exporter_dir}/http_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.prometheus_storm
+         COMMAND ${_exporter_dir}/prometheus_storm_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.deploy COMMAND ${_exporter_dir}/deploy_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.demo COMMAND ${_exporter_dir}/demo_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.load COMMAND ${_exporter_dir}/load_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(exporter.http exporter.prometheus_storm exporter.deploy exporter.demo
+                     exporter.load
+                     PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)

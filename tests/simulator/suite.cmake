@@ -1,0 +1,21 @@
+# The `scenarios` suite: each built-in simulator scenario (exporters/simulator/scenarios) is
+# played through the real collectors, normalizer and rules; the test checks the rules its file
+# expects fire in time (or, for quiet scenarios, that nothing warns). One CTest test per file.
+add_executable(rdmatop_scenario_tests ${CMAKE_CURRENT_LIST_DIR}/scenario_test.cpp)
+target_link_libraries(rdmatop_scenario_tests PRIVATE rdmatop_catch_main rdmatop_cli rdmatop_flags)
+file(GLOB RDMATOP_SCENARIO_FILES CONFIGURE_DEPENDS
+     ${PROJECT_SOURCE_DIR}/exporters/simulator/scenarios/*.yaml)
+foreach(file ${RDMATOP_SCENARIO_FILES})
+  # "02-pfc-storm.yaml" -> "pfc-storm" (the file's `name:` by convention; the test fails on a
+  # name that matches no scenario).
+  get_filename_component(stem ${file} NAME_WE)
+  string(REGEX REPLACE "^[0-9]+-" "" name ${stem})
+  add_test(NAME scenario.${name} COMMAND rdmatop_scenario_tests)
+  set_tests_properties(scenario.${name} PROPERTIES LABELS scenarios
+                       ENVIRONMENT RDMATOP_SCENARIO=${name})
+endforeach()
+# The demo command plays a scenario non-interactively (stdout is not a terminal under CTest)
+# and reports the storm it found.
+add_test(NAME scenario.demo-command COMMAND rdmatop demo pfc-storm)
+set_tests_properties(scenario.demo-command PROPERTIES LABELS scenarios
+                     PASS_REGULAR_EXPRESSION "RdmaPfcStormFromNic +mlx5_0/1 priority 3")

@@ -1,0 +1,180 @@
+#include <prometheus/text_serializer.h>
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "collector/normalize/counter_table.h"
+#include "exporters/prometheus/metrics_collectable.h"
+
+using namespace rdmatop;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+namespace {
+
+Snapshot rxe_snapshot(std::uint64_t sent, std::chrono::seconds at) {
+  Snapshot snap;
+  snap.taken = std::chrono::steady_clock::time_point(at);
+  snap.wall = std::chrono::system_clock::time_point(std::chrono::seconds(1700000000) + at);
+  DeviceSample dev;
+  dev.name = "rxe0";
+  dev.driver = "rxe";
+  dev.node_guid = "5054:00ff:fe12:3456";
+  PortSample port;
+  port.port = 1;
+  port.state = "ACTIVE";
+  port.state_id = 4;
+  port.link_layer = "Ethernet";
+  port.netdev = "eth0";
+  port.hw_counters = {{"sent_pkts", sent}, {"rcvd_pkts", 7}};
+  dev.ports.push_back(port);
+  snap.devices.push_back(dev);
+  NetdevSample nd;
+  nd.name = "eth0";
+  nd.ethtool = {{"rx_prio3_pause", 11}};
+  nd.driver = DriverInfo{"virtio_net", "1.0.0", "", "0000:00:03.0"};
+  snap.netdevs.push_back(nd);
+  snap.sources.push_back(SourceStatus{"sysfs", "rxe0", SourceState::ok, "", {}});
+  snap.sources.push_back(SourceStatus{"ethtool", "eth0", SourceState::error, "ENODEV", {}});
+  snap.sources.push_back(SourceStatus{"devlink", "", SourceState::no_data, "", {}});
+  return snap;
+}
+
+Finding finding(FindingState state) {
+  Finding f;
+  f.rule = "RdmaTestAlert";
+  f.group = "g";
+  f.severity = Severity::critical;
+  f.state = state;
+  f.active_since = 1700000001500;
+  f.labels = {{"__name__", "rdma_x"}, {"alertname", "RdmaTestAlert"}, {"device", "rxe0"}};
+  return f;
+}
+
+ExporterView view_of(std::vector<Finding> findings = {}) {
+  const Observation first = make_observation(rxe_snapshot(1000, std::chrono::seconds(10)));
+  ExporterView v;
+  v.report = std::make_shared<const Report>(
+      build_report(&first, make_observation(rxe_snapshot(6000, std::chrono::seconds(15))),
+                   std::move(findings), {"rules.yaml:1:1: bad"}));
+  v.poll.polls = 3;
+  v.poll.last_poll_duration_seconds = 0.25;
+  v.poll.last_poll_end_unix_seconds = 1700000015.5;
+  return v;
+}
+
+const MetricFamily* family(const std::vector<MetricFamily>& families, const std::string& name) {
+  for (const auto& f : families) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+std::string text(const std::vector<MetricFamily>& families) {
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+MetricsOptions options(bool raw = true) {
+  MetricsOptions o;
+  o.raw_counters = raw;
+  o.version = "9.8.7";
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("exporter: before the first collection only self-metrics are served", "[exporter]") {
+  const auto families = build_metric_families(ExporterView{}, options());
+  const std::string out = text(families);
+  CHECK(contains(out, "rdmatop_build_info{version=\"9.8.7\"} 1\n"));
+  CHECK(contains(out, "rdmatop_collections_total 0\n"));
+  // No collection yet: no timestamp that would claim fresh data.
+  CHECK(family(families, "rdmatop_last_collection_timestamp_seconds") == nullptr);
+  CHECK(family(families, "rdma_device_info") == nullptr);
+}
+
+TEST_CASE("exporter: canonical series keep their rule names, kinds and help", "[exporter]") {
+  const auto families = build_metric_families(view_of(), options());
+  CHECK(std::is_sorted(families.begin(), families.end(),
+                       [](const auto& a, const auto& b) { return a.name < b.name; }));
+  const MetricFamily* packets = family(families, "rdma_packets_total");
+  REQUIRE(packets != nullptr);
+  CHECK(packets->type == MetricType::Counter);
+  REQUIRE(find_metric("rdma_packets_total") != nullptr);
+  CHECK(packets->help == std::string(find_metric("rdma_packets_total")->help));
+  const std::string out = text(families);
+  CHECK(contains(out, "# TYPE rdma_packets_total counter\n"));
+  CHECK(contains(out, "direction=\"tx\""));
+  // Every family named like a canonical series is one the counter table documents.
+  for (const auto& f : families) {
+    if (f.name.rfind("rdma_raw_", 0) == 0 || f.name.ends_with("_info")) continue;
+    if (f.name.rfind("rdma_", 0) != 0) continue;
+    INFO(f.name);
+    const MetricInfo* info = find_metric(f.name);
+    REQUIRE(info != nullptr);
+    CHECK(f.type == (info->kind == SeriesKind::counter ? MetricType::Counter : MetricType::Gauge));
+  }
+}
+
+TEST_CASE("exporter: raw counters are labelled by source name and can be turned off",
+          "[exporter]") {
+  const std::string with_raw = text(build_metric_families(view_of(), options(true)));
+  CHECK(contains(with_raw,
+                 "rdma_raw_port_hw_counters{device=\"rxe0\",port=\"1\",counter=\"sent_pkts\"} "
+                 "6000\n"));
+  CHECK(contains(with_raw, "rdma_raw_ethtool_stats{netdev=\"eth0\",stat=\"rx_prio3_pause\"} 11\n"));
+  CHECK(contains(with_raw, "# TYPE rdma_raw_port_hw_counters untyped\n"));
+  const std::string without = text(build_metric_families(view_of(), options(false)));
+  CHECK_FALSE(contains(without, "rdma_raw_"));
+  CHECK(contains(without, "rdma_packets_total"));
+}
+
+TEST_CASE("exporter: info metrics, source status and poll health", "[exporter]") {
+  const std::string out = text(build_metric_families(view_of(), options()));
+  CHECK(contains(out, "device=\"rxe0\",driver=\"rxe\""));
+  CHECK(contains(out,
+                 "rdma_port_info{device=\"rxe0\",link_layer=\"Ethernet\",netdev=\"eth0\","
+                 "port=\"1\"} 1\n"));
+  CHECK(contains(out, "driver=\"virtio_net\""));
+  CHECK(contains(out, "rdmatop_source_up{source=\"ethtool\",target=\"eth0\"} 0\n"));
+  CHECK(contains(out, "rdmatop_source_up{source=\"sysfs\",target=\"rxe0\"} 1\n"));
+  // "No data" (the subsystem is absent) is not a failure.
+  CHECK(contains(out, "rdmatop_source_up{source=\"devlink\",target=\"\"} 1\n"));
+  CHECK(contains(out, "rdmatop_collections_total 3\n"));
+  CHECK(contains(out, "rdmatop_collection_duration_seconds 0.25\n"));
+  CHECK(contains(out, "rdmatop_last_collection_timestamp_seconds 1700000015.5\n"));
+  CHECK(contains(out, "rdmatop_rule_errors 1\n"));
+}
+
+TEST_CASE("exporter: active findings become alert-style series, resolved ones vanish",
+          "[exporter]") {
+  const auto families = build_metric_families(
+      view_of({finding(FindingState::firing), finding(FindingState::resolved)}), options());
+  const MetricFamily* findings = family(families, "rdmatop_finding");
+  REQUIRE(findings != nullptr);
+  REQUIRE(findings->metric.size() == 1);
+  const std::string out = text(families);
+  CHECK(contains(out,
+                 "rdmatop_finding{alertname=\"RdmaTestAlert\",device=\"rxe0\",severity=\""
+                 "critical\",state=\"firing\"} 1\n"));
+  CHECK(contains(out,
+                 "rdmatop_finding_active_since_timestamp_seconds{alertname=\"RdmaTestAlert\""
+                 ",device=\"rxe0\",severity=\"critical\",state=\"firing\"} 1700000001.5\n"));
+  CHECK_FALSE(contains(out, "__name__"));
+  const std::string pending =
+      text(build_metric_families(view_of({finding(FindingState::pending)}), options()));
+  CHECK(contains(pending, "state=\"pending\"} 1\n"));
+}
+
+TEST_CASE("exporter: label values with quotes, backslashes and newlines are escaped",
+          "[exporter]") {
+  ExporterView v = view_of();
+  Report r = *v.report;
+  r.snapshot.devices[0].fw_ver = "a\"b\\c\nd";
+  v.report = std::make_shared<const Report>(std::move(r));
+  CHECK(contains(text(build_metric_families(v, options())), "fw_ver=\"a\\\"b\\\\c\\nd\""));
+}

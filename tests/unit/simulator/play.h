@@ -1,0 +1,66 @@
+// Test helper: plays a scenario through the real pipeline (simulator tree -> collectors ->
+// Monitor with the built-in rules) and keeps every published Report.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "exporters/monitor/monitor.h"
+#include "exporters/simulator/simulator.h"
+#include "rules/rule_set.h"
+
+namespace rdmatop::test {
+
+struct Played {
+  std::vector<std::shared_ptr<const Report>> reports;  ///< reports[i] is tick i + 1
+  std::vector<std::string> phases;                     ///< phase of each tick
+  std::vector<std::string> errors;                     ///< rule load/evaluation errors seen
+};
+
+/// Plays `ticks` ticks (or until the timeline ends when ticks <= 0).
+inline Played play(const sim::Scenario& scenario, int ticks = 0,
+                   sim::SimulatorOptions options = {}) {
+  Played out;
+  auto simulator = sim::Simulator::create(scenario, options);
+  if (!simulator) {
+    out.errors.push_back(simulator.error().message);
+    return out;
+  }
+  RuleSetLoad rules = load_rule_set({}, true);
+  out.errors = rules.errors;
+  Monitor monitor(sim::simulator_provider(**simulator), std::move(rules.groups));
+  for (int i = 0; ticks <= 0 || i < ticks; ++i) {
+    auto report = monitor.step();
+    if (!report) break;
+    for (const auto& e : report->rule_errors) out.errors.push_back(e);
+    out.reports.push_back(report);
+    out.phases.push_back((*simulator)->phase());
+  }
+  return out;
+}
+
+/// Findings of `report` whose state is firing and whose labels match.
+inline bool has_firing(const Report& report, const std::string& alert, const std::string& device,
+                       std::uint32_t port, const std::string& priority = "") {
+  for (const Finding& f : report.findings) {
+    if (f.state != FindingState::firing || f.rule != alert) continue;
+    if (label_value(f.labels, "device") != device) continue;
+    if (label_value(f.labels, "port") != std::to_string(port)) continue;
+    if (!priority.empty() && label_value(f.labels, "priority") != priority) continue;
+    return true;
+  }
+  return false;
+}
+
+/// The first tick (1-based) at which the finding fires, or 0 if it never does.
+inline std::size_t first_firing_tick(const Played& played, const std::string& alert,
+                                     const std::string& device, std::uint32_t port,
+                                     const std::string& priority = "") {
+  for (std::size_t i = 0; i < played.reports.size(); ++i) {
+    if (has_firing(*played.reports[i], alert, device, port, priority)) return i + 1;
+  }
+  return 0;
+}
+
+}  // namespace rdmatop::test

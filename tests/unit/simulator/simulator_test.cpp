@@ -1,0 +1,202 @@
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+
+#include "exporters/simulator/builtin_scenarios.h"
+#include "exporters/simulator/simulator.h"
+#include "tests/unit/simulator/play.h"
+
+using namespace rdmatop;
+
+namespace {
+
+sim::Scenario parsed(const char* text) {
+  auto s = sim::parse_scenario(text, "test.yaml");
+  REQUIRE(s.ok());
+  return *s;
+}
+
+const SeriesWithRate* find_series(const Report& r, const std::string& device,
+                                  const std::string& name, const std::string& label = "",
+                                  const std::string& value = "") {
+  for (const auto& port : r.ports) {
+    if (r.snapshot.devices.at(port.device_index).name != device) continue;
+    for (const auto& s : port.series) {
+      if (s.series.name != name) continue;
+      if (!label.empty() && label_value(s.series.labels, label) != value) continue;
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("The simulator writes a realistic offline tree and removes it", "[simulator]") {
+  std::string root;
+  {
+    auto sim = sim::Simulator::create(*sim::find_builtin_scenario("healthy"));
+    REQUIRE(sim.ok());
+    root = (*sim)->root();
+    namespace fs = std::filesystem;
+    CHECK(fs::is_symlink(root + "/sys/class/infiniband/mlx5_0"));
+    CHECK(fs::read_symlink(root + "/sys/class/infiniband/mlx5_0").string() ==
+          "../../devices/pci0000:3a/0000:3a:00.0/0000:3b:00.0/infiniband/mlx5_0");
+    CHECK(fs::read_symlink(root + "/sys/class/infiniband/mlx5_0/device").string() ==
+          "../../../0000:3b:00.0");
+    CHECK(fs::exists(root + "/sys/class/infiniband/mlx5_0/device/net/ens1f0np0"));
+    CHECK(fs::exists(root + "/sys/class/infiniband/bnxt_re0/ports/1/hw_counters/tx_cnp_pkts"));
+    CHECK(fs::exists(root + "/ethtool/ens1f0np0.txt"));
+    CHECK(fs::exists(root + "/ethtool/ens2f0np0.pause"));
+  }
+  CHECK_FALSE(std::filesystem::exists(root));
+}
+
+TEST_CASE("The provider runs the real collectors and stamps simulated time", "[simulator]") {
+  sim::SimulatorOptions options;
+  options.interval_s = 10;
+  auto sim = sim::Simulator::create(*sim::find_builtin_scenario("healthy"), options);
+  REQUIRE(sim.ok());
+  auto provider = sim::simulator_provider(**sim);
+  const auto a = provider(1);
+  const auto b = provider(2);
+  REQUIRE(a.has_value());
+  REQUIRE(b.has_value());
+  CHECK(b->taken - a->taken == std::chrono::seconds(10));
+  CHECK(b->wall - a->wall == std::chrono::seconds(10));
+  CHECK(b->hostname == sim::kSimulatedHostname);
+  REQUIRE(b->devices.size() == 3);
+  CHECK(b->devices[0].name == "bnxt_re0");
+  CHECK(b->devices[0].driver == "bnxt_re");
+  CHECK(b->devices[1].driver == "mlx5");
+  CHECK(b->devices[1].pci_address == "0000:3b:00.0");
+  REQUIRE(b->netdevs.size() == 3);
+  for (const auto& status : b->sources) {
+    INFO(status.source << " " << status.target << " " << status.message);
+    CHECK(status.state == SourceState::ok);
+  }
+  // The real sysfs collector found the routable RoCE v2 GID at the usual index.
+  const auto& gids = b->devices[1].ports.at(0).gids;
+  REQUIRE(gids.size() == 4);
+  CHECK(gids[3].type == "RoCE v2");
+  CHECK(gids[3].gid == "0000:0000:0000:0000:0000:ffff:c0a8:6401");
+  CHECK(gids[3].netdev == "ens1f0np0");
+}
+
+TEST_CASE("A timeline ends after its duration unless it loops", "[simulator]") {
+  const auto s = parsed("name: t\ndescription: d\ninterval: 5s\nphases:\n  - duration: 12s\n");
+  auto sim = sim::Simulator::create(s);
+  REQUIRE(sim.ok());
+  auto provider = sim::simulator_provider(**sim);
+  int n = 0;
+  while (provider(static_cast<std::uint64_t>(n + 1))) ++n;
+  CHECK(n == 3);  // 5 + 5 + 5 >= 12
+  sim::SimulatorOptions loop;
+  loop.loop = true;
+  auto looping = sim::Simulator::create(s, loop);
+  REQUIRE(looping.ok());
+  auto forever = sim::simulator_provider(**looping);
+  for (std::uint64_t i = 1; i <= 10; ++i) CHECK(forever(i).has_value());
+}
+
+TEST_CASE("Scenarios naming ports the host lacks are refused", "[simulator]") {
+  const auto s = parsed(
+      "name: t\ndescription: d\nphases:\n  - duration: 5s\n    ports:\n      mlx5_9: {load: 1}\n");
+  const auto sim = sim::Simulator::create(s);
+  REQUIRE_FALSE(sim.ok());
+  CHECK_THAT(sim.error().message, Catch::Contains("mlx5_9"));
+}
+
+TEST_CASE("A 32-bit counter wraps: the rate says wrap, not reset", "[simulator]") {
+  // local_ack_timeout_err (32-bit Q-counter) starts 150 below 2^32 and grows 100/s.
+  const auto s = parsed(R"(name: wrap
+description: d
+interval: 1s
+start:
+  mlx5_1/1: {ack_timeouts: 4294967146}
+phases:
+  - duration: 5s
+    ports:
+      mlx5_1/1: {ack_timeouts_per_s: 100}
+)");
+  const auto played = test::play(s);
+  REQUIRE(played.errors.empty());
+  REQUIRE(played.reports.size() == 5);
+  const auto* first = find_series(*played.reports[0], "mlx5_1", "rdma_ack_timeouts_total");
+  const auto* second = find_series(*played.reports[1], "mlx5_1", "rdma_ack_timeouts_total");
+  REQUIRE(first != nullptr);
+  REQUIRE(second != nullptr);
+  CHECK(first->series.value >= 4294967246.0);
+  CHECK(second->series.value < first->series.value);  // wrapped past 2^32
+  CHECK(second->rate.state == RateState::wrap);
+  CHECK(second->rate.per_second == Approx(100).margin(1));
+}
+
+TEST_CASE("A driver reload resets the counters: the rate says reset", "[simulator]") {
+  const auto s = parsed(R"(name: reload
+description: d
+interval: 5s
+phases:
+  - {name: before, duration: 10s}
+  - {name: after, duration: 10s, reload: [mlx5_1]}
+)");
+  const auto played = test::play(s);
+  REQUIRE(played.reports.size() == 4);
+  const auto* before =
+      find_series(*played.reports[1], "mlx5_1", "rdma_bytes_total", "direction", "tx");
+  const auto* after =
+      find_series(*played.reports[2], "mlx5_1", "rdma_bytes_total", "direction", "tx");
+  const auto* other =
+      find_series(*played.reports[2], "mlx5_0", "rdma_bytes_total", "direction", "tx");
+  REQUIRE(before != nullptr);
+  REQUIRE(after != nullptr);
+  REQUIRE(other != nullptr);
+  CHECK(after->series.value < before->series.value);
+  CHECK(after->rate.state == RateState::reset);
+  CHECK(other->rate.state == RateState::ok);
+  const auto* later =
+      find_series(*played.reports[3], "mlx5_1", "rdma_bytes_total", "direction", "tx");
+  REQUIRE(later != nullptr);
+  CHECK(later->rate.state == RateState::ok);
+}
+
+TEST_CASE("PFC state and pause occupancy reach the canonical series", "[simulator]") {
+  const auto s = parsed(R"(name: pfc
+description: d
+interval: 5s
+phases:
+  - duration: 10s
+    ports:
+      mlx5_0/1: {tx_pause: 0.5}
+      mlx5_1/1: {pfc: false}
+)");
+  const auto played = test::play(s);
+  REQUIRE(played.reports.size() == 2);
+  const Report& r = *played.reports[1];
+  const auto* on = find_series(r, "mlx5_0", "rdma_pfc_enabled", "priority", "3");
+  const auto* off = find_series(r, "mlx5_1", "rdma_pfc_enabled", "priority", "3");
+  REQUIRE(on != nullptr);
+  REQUIRE(off != nullptr);
+  CHECK(on->series.value == 1);
+  CHECK(off->series.value == 0);
+  const SeriesWithRate* tx = nullptr;
+  for (const auto& port : r.ports) {
+    if (r.snapshot.devices.at(port.device_index).name != "mlx5_0") continue;
+    for (const auto& x : port.series) {
+      if (x.series.name == "rdma_pfc_pause_seconds_total" &&
+          label_value(x.series.labels, "direction") == "tx") {
+        tx = &x;
+      }
+    }
+  }
+  REQUIRE(tx != nullptr);
+  CHECK(tx->rate.per_second == Approx(0.5).margin(0.001));  // µs counter -> seconds per second
+}
+
+TEST_CASE("rdmatop demo runs without a terminal for a bounded number of ticks", "[simulator]") {
+  const std::string cmd = std::string(RDMATOP_BINARY) + " demo healthy --ticks 3 > /dev/null";
+  CHECK(std::system(cmd.c_str()) == 0);
+  const std::string bad = std::string(RDMATOP_BINARY) + " demo no-such-scenario 2> /dev/null";
+  CHECK(std::system(bad.c_str()) != 0);
+}

@@ -1,0 +1,194 @@
+#include <catch2/catch.hpp>
+
+#include "tests/unit/tui/tui_test_support.h"
+#include "tui/screens.h"
+
+using namespace rdmatop;
+using namespace rdmatop::tui;
+using rdmatop::tui_test::add_port;
+using rdmatop::tui_test::make_finding;
+
+namespace {
+
+std::shared_ptr<const Report> busy_report(double rx_per_second) {
+  Report r;
+  r.snapshot.hostname = "host-a";
+  r.snapshot.sources.push_back(SourceStatus{"sysfs", "mlx5_0", SourceState::ok, "", {}});
+  r.snapshot.sources.push_back(
+      SourceStatus{"ethtool", "ens1f0np0", SourceState::error, "GSTATS: No such device", {}});
+  add_port(r, "mlx5_0", 1, "ens1f0np0", "ACTIVE",
+           {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::ok, rx_per_second, 5},
+            {"rdma_pfc_pause_seconds_total",
+             {{"direction", "rx"}, {"priority", "3"}},
+             RateState::ok,
+             0.25,
+             7},
+            {"rdma_pfc_enabled", {{"priority", "3"}}, RateState::ok, 0, 1}});
+  add_port(r, "mlx5_1", 1, "ens2f0np0", "DOWN", {});
+  r.findings.push_back(make_finding("RdmaPfcPushbackFromNetwork", Severity::warning,
+                                    FindingState::firing, "mlx5_0", "1", "network pauses us"));
+  return std::make_shared<const Report>(std::move(r));
+}
+
+std::string text_of(const Frame& frame) {
+  return frame_text(frame, 1000);
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("header names the source, shows a failing source and the pause state", "[tui]") {
+  History h;
+  h.push(busy_report(1e9));
+  UiState state;
+  state.paused = true;
+  FrameContext ctx;
+  ctx.source_label = "demo: pfc-storm";
+  ctx.replay = true;
+  const std::string text = text_of(render_frame(h, state, ctx));
+  CHECK(contains(text, "host host-a"));
+  CHECK(contains(text, "source: demo: pfc-storm"));
+  CHECK(contains(text, "[REPLAY]"));
+  CHECK(contains(text, "[PAUSED]"));
+  CHECK(contains(text, "1 error (ethtool ens1f0np0: GSTATS: No such device)"));
+  CHECK(contains(text, "1 warning"));
+}
+
+TEST_CASE("batch frame: all ports and findings with evidence, no key bar", "[tui]") {
+  History h;
+  h.push(busy_report(1e9));
+  UiState state;
+  const std::string text = text_of(render_frame(h, state, FrameContext{}));
+  CHECK(contains(text, "mlx5_0/1"));
+  CHECK(contains(text, "mlx5_1/1"));
+  CHECK(contains(text, "RdmaPfcPushbackFromNetwork"));
+  CHECK(contains(text, "evidence: rdma_cnp_sent_total"));
+  CHECK(contains(text, "remediation: do the thing"));
+  CHECK_FALSE(contains(text, "q:quit"));
+  CHECK_FALSE(contains(text, "> mlx5"));  // no cursor in batch mode
+}
+
+TEST_CASE("interactive frame fills exactly the terminal, cursor marked", "[tui]") {
+  History h;
+  h.push(busy_report(1e9));
+  UiState state;
+  FrameContext ctx;
+  ctx.width = 80;
+  ctx.height = 24;
+  const Frame frame = render_frame(h, state, ctx);
+  CHECK(frame.size() == 24);
+  const std::string text = text_of(frame);
+  CHECK(contains(text, "> mlx5_0/1"));
+  CHECK(contains(text, "q:quit"));
+  for (const Line& line : frame) CHECK(display_width(line_text(line, 80)) <= 80);
+}
+
+TEST_CASE("detail view: PFC table, GIDs, raw counters, sparklines", "[tui]") {
+  History h;
+  for (double rx : {0.0, 5e8, 1e9}) h.push(busy_report(rx));
+  UiState state;
+  state.view = View::detail;
+  FrameContext ctx;
+  ctx.unicode = false;
+  const std::string text = text_of(render_frame(h, state, ctx));
+  CHECK(contains(text, "PORT mlx5_0/1"));
+  CHECK(contains(text, "PFC PER PRIORITY"));
+  CHECK(contains(text, "RX PAUSED"));
+  CHECK(contains(text, "25%"));
+  CHECK(contains(text, "GID TABLE"));
+  CHECK(contains(text, "first routable RoCE v2") == false);  // hand-built report chose none
+  CHECK(contains(text, "0000:0000:0000:0000:0000:ffff:c0a8:6401"));
+  CHECK(contains(text, "hw_counters/np_cnp_sent"));
+  CHECK(contains(text, "LAST 3 TICKS"));
+  CHECK(contains(text, "_=#"));  // rx bytes 0, 0.5G, 1G in ASCII
+  ctx.unicode = true;
+  CHECK(contains(text_of(render_frame(h, state, ctx)), "\u2581\u2585\u2588"));
+}
+
+TEST_CASE("detail view scrolls and the scroll is clamped", "[tui]") {
+  History h;
+  h.push(busy_report(1));
+  UiState state;
+  state.view = View::detail;
+  state.detail_scroll = 100000;
+  FrameContext ctx;
+  ctx.width = 80;
+  ctx.height = 24;
+  const Frame frame = render_frame(h, state, ctx);
+  CHECK(frame.size() == 24);
+  CHECK(state.detail_scroll > 0);
+  CHECK(state.detail_scroll < 100000);
+}
+
+TEST_CASE("help lists every key binding", "[tui]") {
+  History h;
+  h.push(busy_report(1));
+  UiState state;
+  state.view = View::help;
+  const std::string text = text_of(render_frame(h, state, FrameContext{}));
+  for (const auto& [keys, meaning] : key_help()) {
+    CHECK(contains(text, keys));
+    CHECK(contains(text, meaning));
+  }
+}
+
+TEST_CASE("the filter hides non-matching ports and findings", "[tui]") {
+  History h;
+  h.push(busy_report(1));
+  UiState state;
+  state.filter = "mlx5_1";
+  const std::string text = text_of(render_frame(h, state, FrameContext{}));
+  CHECK(contains(text, "PORTS  1 of 2"));
+  CHECK_FALSE(contains(text, "  mlx5_0/1"));
+  CHECK(contains(text, "no finding matches the filter"));
+}
+
+TEST_CASE("cursors are clamped when the rows shrink", "[tui]") {
+  History h;
+  h.push(busy_report(1));
+  UiState state;
+  state.port_cursor = 7;
+  FrameContext ctx;
+  ctx.height = 30;
+  render_frame(h, state, ctx);
+  CHECK(state.port_cursor == 1);
+}
+
+TEST_CASE("a narrow terminal drops the least telling port columns first", "[tui]") {
+  History h;
+  h.push(busy_report(1e9));
+  UiState state;
+  FrameContext ctx;
+  ctx.width = 80;
+  ctx.height = 24;
+  const std::string narrow = text_of(render_frame(h, state, ctx));
+  CHECK(contains(narrow, "RX PAUSE"));
+  CHECK(contains(narrow, "WORST FINDING"));
+  CHECK_FALSE(contains(narrow, "NETDEV"));
+  ctx.width = 200;
+  const std::string wide = text_of(render_frame(h, state, ctx));
+  CHECK(contains(wide, "NETDEV"));
+  CHECK(contains(wide, "RATE"));
+}
+
+TEST_CASE("finding text wraps at the terminal width instead of running off", "[tui]") {
+  Report r = *busy_report(1);
+  r.findings[0].annotations = {
+      {"summary", "short"},
+      {"remediation", "check the host receive path and the switch watchdog configuration now"}};
+  History h;
+  h.push(std::make_shared<const Report>(r));
+  UiState state;
+  state.panel = Panel::findings;
+  FrameContext ctx;
+  ctx.width = 40;
+  ctx.height = 40;
+  const Frame frame = render_frame(h, state, ctx);
+  const std::string text = frame_text(frame, 40);
+  CHECK(contains(text, "    remediation: check the host receive\n"));
+  CHECK(contains(text, "      path and the switch watchdog\n"));
+  CHECK(contains(text, "      configuration now\n"));
+}

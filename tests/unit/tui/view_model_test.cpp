@@ -1,0 +1,231 @@
+#include <catch2/catch.hpp>
+
+#include "tests/unit/tui/tui_test_support.h"
+#include "tui/view_model.h"
+
+using namespace rdmatop;
+using namespace rdmatop::tui;
+using rdmatop::tui_test::add_port;
+using rdmatop::tui_test::make_finding;
+
+namespace {
+
+std::size_t column(const std::string& name) {
+  const auto& cols = port_columns();
+  const auto it = std::find(cols.begin(), cols.end(), name);
+  REQUIRE(it != cols.end());
+  return static_cast<std::size_t>(it - cols.begin());
+}
+
+/// Three ports: mlx5_0/1 busy and paused, mlx5_0/2 idle, mlx5_1/1 down with a reset counter.
+Report three_ports() {
+  Report r;
+  add_port(r, "mlx5_0", 1, "ens1f0np0", "ACTIVE",
+           {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::ok, 2e9, 1},
+            {"rdma_bytes_total", {{"direction", "tx"}}, RateState::ok, 1e9, 1},
+            {"rdma_pfc_pause_seconds_total",
+             {{"direction", "rx"}, {"priority", "3"}},
+             RateState::ok,
+             0.6,
+             1},
+            {"rdma_pfc_pause_seconds_total",
+             {{"direction", "rx"}, {"priority", "0"}},
+             RateState::ok,
+             0.05,
+             1},
+            {"rdma_pfc_pause_seconds_total",
+             {{"direction", "tx"}, {"priority", "3"}},
+             RateState::ok,
+             0.15,
+             1},
+            {"rdma_cnp_sent_total", {}, RateState::ok, 100, 1},
+            {"rdma_cnp_received_total", {}, RateState::ok, 50, 1},
+            {"rdma_ack_timeouts_total", {}, RateState::ok, 2, 1},
+            {"rdma_port_discards_total", {{"direction", "rx"}}, RateState::ok, 0, 0}});
+  add_port(r, "mlx5_0", 2, "ens1f1np1", "ACTIVE",
+           {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::ok, 10, 1},
+            {"rdma_pfc_pause_seconds_total",
+             {{"direction", "rx"}, {"priority", "3"}},
+             RateState::ok,
+             0,
+             0},
+            {"rdma_cnp_sent_total", {}, RateState::init, 0, 1}});
+  add_port(r, "mlx5_1", 1, "ens2f0np0", "DOWN",
+           {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::reset, 0, 1},
+            {"rdma_cnp_sent_total", {}, RateState::stale, 0, 1}});
+  return r;
+}
+
+std::vector<std::string> first_column(const PortsTable& t) {
+  std::vector<std::string> out;
+  for (const auto& row : t.rows) out.push_back(row.cells[0].text);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("ports table: one row per port, default device/port order", "[tui]") {
+  const Report r = three_ports();
+  const PortsTable t = build_ports_table(r, UiState{});
+  CHECK(first_column(t) == std::vector<std::string>{"mlx5_0/1", "mlx5_0/2", "mlx5_1/1"});
+  CHECK(t.port_indices == std::vector<std::size_t>{0, 1, 2});
+  REQUIRE(t.rows[0].cells.size() == port_columns().size());
+}
+
+TEST_CASE("ports table sorts numerically by a column, words last", "[tui]") {
+  const Report r = three_ports();
+  UiState state;
+  state.sort_column = column("RX B/s");
+  state.sort_descending = true;
+  // 2 GB/s > 10 B/s (text order would put "10 B/s" before "2 GB/s"); "reset" has no number.
+  CHECK(first_column(build_ports_table(r, state)) ==
+        std::vector<std::string>{"mlx5_0/1", "mlx5_0/2", "mlx5_1/1"});
+  state.sort_descending = false;
+  CHECK(first_column(build_ports_table(r, state)) ==
+        std::vector<std::string>{"mlx5_0/2", "mlx5_0/1", "mlx5_1/1"});
+  state.sort_column = column("STATE");
+  CHECK(first_column(build_ports_table(r, state)).front() == "mlx5_0/1");
+  CHECK(first_column(build_ports_table(r, state)).back() == "mlx5_1/1");  // DOWN after ACTIVE
+  state.sort_column = column("PORT");
+  state.sort_descending = true;
+  CHECK(first_column(build_ports_table(r, state)) ==
+        std::vector<std::string>{"mlx5_1/1", "mlx5_0/2", "mlx5_0/1"});
+}
+
+TEST_CASE("the filter matches any cell, case-insensitively", "[tui]") {
+  const Report r = three_ports();
+  UiState state;
+  state.filter = "ENS1F1";
+  CHECK(first_column(build_ports_table(r, state)) == std::vector<std::string>{"mlx5_0/2"});
+  state.filter = "down";
+  CHECK(first_column(build_ports_table(r, state)) == std::vector<std::string>{"mlx5_1/1"});
+  state.filter = "mlx5_0";
+  CHECK(build_ports_table(r, state).rows.size() == 2);
+  state.filter = "nothing-like-this";
+  CHECK(build_ports_table(r, state).rows.empty());
+}
+
+TEST_CASE("pause occupancy is the max over priorities, coloured by threshold", "[tui]") {
+  const Report r = three_ports();
+  const PortsTable t = build_ports_table(r, UiState{});
+  const Cell& rx = t.rows[0].cells[column("RX PAUSE")];
+  CHECK(rx.text == "60%");
+  CHECK(rx.tone == Tone::crit);
+  const Cell& tx = t.rows[0].cells[column("TX PAUSE")];
+  CHECK(tx.text == "15%");
+  CHECK(tx.tone == Tone::warn);
+  CHECK(t.rows[1].cells[column("RX PAUSE")].tone == Tone::normal);
+  // No pause series at all: absent, not zero.
+  CHECK(t.rows[2].cells[column("RX PAUSE")].text == "-");
+  CHECK(t.rows[2].cells[column("RX PAUSE")].tone == Tone::dim);
+
+  CHECK(pause_tone(kPauseWarn - 0.001) == Tone::normal);
+  CHECK(pause_tone(kPauseWarn) == Tone::warn);
+  CHECK(pause_tone(kPauseCrit) == Tone::crit);
+}
+
+TEST_CASE("rate states show as words, never as numbers", "[tui]") {
+  const Report r = three_ports();
+  const PortsTable t = build_ports_table(r, UiState{});
+  const Cell& init = t.rows[1].cells[column("CNP/s")];
+  CHECK(init.text == "init");
+  CHECK(init.tone == Tone::dim);
+  CHECK_FALSE(init.sort_value.has_value());
+  const Cell& reset = t.rows[2].cells[column("RX B/s")];
+  CHECK(reset.text == "reset");
+  CHECK(reset.tone == Tone::warn);
+  CHECK(t.rows[2].cells[column("CNP/s")].text == "stale");
+  CHECK(rate_cell(std::nullopt, "/s").text == "-");
+}
+
+TEST_CASE("combined figures: sums, and the first non-ok state wins", "[tui]") {
+  const Report r = three_ports();
+  const PortsTable t = build_ports_table(r, UiState{});
+  CHECK(t.rows[0].cells[column("CNP/s")].text == "150/s");
+  CHECK(t.rows[0].cells[column("RETX/s")].text == "2/s");
+  CHECK(t.rows[0].cells[column("RETX/s")].tone == Tone::warn);
+  CHECK(t.rows[0].cells[column("DROPS/s")].text == "0/s");
+  CHECK(t.rows[0].cells[column("DROPS/s")].tone == Tone::normal);
+
+  CHECK_FALSE(combine_rates({}, false).has_value());
+  const auto sum = combine_rates({{RateState::ok, 1}, {RateState::wrap, 2}}, false);
+  REQUIRE(sum);
+  CHECK(sum->per_second == 3);
+  const auto max = combine_rates({{RateState::ok, 1}, {RateState::ok, 5}}, true);
+  CHECK(max->per_second == 5);
+  CHECK(combine_rates({{RateState::ok, 1}, {RateState::reset, 0}}, false)->state ==
+        RateState::reset);
+}
+
+TEST_CASE("port state and worst finding carry colour classes", "[tui]") {
+  Report r = three_ports();
+  r.findings.push_back(
+      make_finding("RdmaCnpStorm", Severity::warning, FindingState::firing, "mlx5_0", "1", "w"));
+  r.findings.push_back(
+      make_finding("RdmaPfcStorm", Severity::critical, FindingState::pending, "mlx5_0", "1", "c"));
+  r.findings.push_back(
+      make_finding("RdmaOld", Severity::critical, FindingState::resolved, "mlx5_0", "2", "old"));
+  const PortsTable t = build_ports_table(r, UiState{});
+  CHECK(t.rows[0].cells[column("STATE")].tone == Tone::ok);
+  CHECK(t.rows[2].cells[column("STATE")].tone == Tone::crit);
+  const Cell& worst = t.rows[0].cells[column("WORST FINDING")];
+  CHECK(worst.text == "critical RdmaPfcStorm");
+  CHECK(worst.tone == Tone::crit);
+  // A resolved finding is not "worst": the port reads ok.
+  CHECK(t.rows[1].cells[column("WORST FINDING")].text == "ok");
+  CHECK(t.rows[1].cells[column("WORST FINDING")].tone == Tone::ok);
+}
+
+TEST_CASE("findings: active first, filterable, resolved dimmed", "[tui]") {
+  Report r = three_ports();
+  r.findings.push_back(
+      make_finding("RdmaOld", Severity::critical, FindingState::resolved, "mlx5_0", "2", "old"));
+  r.findings.push_back(
+      make_finding("RdmaCnpStorm", Severity::warning, FindingState::firing, "mlx5_0", "1", "cnp"));
+  UiState state;
+  auto shown = visible_findings(r, state);
+  REQUIRE(shown.size() == 2);
+  CHECK(shown[0]->rule == "RdmaCnpStorm");
+  CHECK(finding_row(*shown[1]).cells[0].tone == Tone::dim);
+  CHECK(finding_row(*shown[0]).cells[0].tone == Tone::warn);
+  CHECK(finding_place(*shown[0]) == "mlx5_0/1");
+  state.filter = "old";
+  shown = visible_findings(r, state);
+  REQUIRE(shown.size() == 1);
+  CHECK(shown[0]->rule == "RdmaOld");
+}
+
+TEST_CASE("sparkline scales to the window maximum", "[tui]") {
+  CHECK(sparkline({}, true).empty());
+  CHECK(sparkline({0.0, 0.0}, false) == "__");
+  CHECK(sparkline({0.0, 4.0, 8.0}, false) == "_=#");
+  CHECK(sparkline({0.0, 4.0, 8.0}, true) == "\u2581\u2585\u2588");
+  // Missing ticks (init/stale) are blanks, not zeros.
+  CHECK(sparkline({1.0, std::nullopt, 1.0}, false) == "# #");
+  // Any activity, however small against the peak, is visibly above zero.
+  CHECK(sparkline({1e-9, 1.0}, false) == ".#");
+}
+
+TEST_CASE("sparkline ASCII fallback is pure ASCII", "[tui]") {
+  const std::string line = sparkline({0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0}, false);
+  CHECK(line.size() == 9);
+  CHECK(std::all_of(line.begin(), line.end(),
+                    [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
+  CHECK(line == "_.:-=+*##");
+}
+
+TEST_CASE("history keeps a bounded window, oldest first", "[tui]") {
+  History h(2);
+  CHECK(h.latest() == nullptr);
+  auto a = std::make_shared<const Report>();
+  auto b = std::make_shared<const Report>();
+  auto c = std::make_shared<const Report>();
+  h.push(a);
+  CHECK(h.previous() == nullptr);
+  h.push(b);
+  h.push(c);
+  h.push(nullptr);
+  CHECK(h.reports().size() == 2);
+  CHECK(h.latest() == c);
+  CHECK(h.previous() == b);
+}

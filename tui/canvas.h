@@ -1,0 +1,46 @@
+// The abstract canvas every screen renders into: lines of toned spans. The ncurses back end
+// (screen_ncurses.cpp) paints it; batch mode prints it as plain text. Width is counted in code
+// points: everything the TUI draws is single-width (ASCII or block elements).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tui/view_model.h"
+
+namespace rdmatop::tui {
+
+struct Span {
+  std::string text;
+  Tone tone = Tone::normal;
+};
+
+struct Line {
+  std::vector<Span> spans;
+  bool selected = false;  ///< the cursor row: drawn in reverse video
+};
+
+using Frame = std::vector<Line>;
+
+/// Code points in UTF-8 `text` (continuation bytes do not count).
+std::size_t display_width(const std::string& text);
+/// At most `width` code points of `text`, never splitting a UTF-8 sequence.
+std::string truncate_display(const std::string& text, std::size_t width);
+/// `text` padded with spaces to `width` code points (longer text is kept whole).
+std::string pad_display(const std::string& text, std::size_t width);
+
+/// Plain text of a line, cut to `width` code points, trailing spaces removed.
+std::string line_text(const Line& line, std::size_t width);
+/// The frame as newline-terminated plain text (batch mode).
+std::string frame_text(const Frame& frame, std::size_t width);
+
+/// A table laid out in columns as wide as their widest cell, two spaces apart, the header row
+/// first (Tone::heading). Unlike TextTable (exporters/report/text_table.h) each cell keeps its
+/// colour class and one row can carry the cursor. Every line starts with a two-character
+/// gutter: "> " on the cursor row, so the selection shows without colour too.
+std::vector<Line> table_lines(const std::vector<std::string>& header, const std::vector<Row>& rows,
+                              std::optional<std::size_t> cursor);
+
+}  // namespace rdmatop::tui

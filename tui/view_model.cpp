@@ -1,0 +1,300 @@
+#include "tui/view_model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+
+#include "exporters/report/units.h"
+
+namespace rdmatop::tui {
+
+namespace {
+
+const std::string kDash = "-";
+
+bool rate_ok(const Rate& r) {
+  return r.state == RateState::ok || r.state == RateState::wrap;
+}
+
+/// Rates of every series named `name` whose `direction` label equals `direction` ("" = any).
+std::vector<Rate> rates_of(const PortReport& port, const std::string& name,
+                           const std::string& direction = "*") {
+  std::vector<Rate> out;
+  for (const auto& s : port.series) {
+    if (s.series.name != name || s.series.kind != SeriesKind::counter) continue;
+    if (direction != "*" && label_value(s.series.labels, "direction") != direction) continue;
+    out.push_back(s.rate);
+  }
+  return out;
+}
+
+std::vector<Rate> concat(std::vector<Rate> a, const std::vector<Rate>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+Cell text_cell(std::string text, Tone tone = Tone::normal) {
+  if (text.empty()) return Cell{kDash, Tone::dim, std::nullopt};
+  return Cell{std::move(text), tone, std::nullopt};
+}
+
+Cell pause_cell(const std::optional<Rate>& rate) {
+  Cell cell = rate_cell(rate, "%");
+  if (rate && rate_ok(*rate)) cell.tone = pause_tone(rate->per_second);
+  return cell;
+}
+
+/// Any non-zero drop or retransmission rate deserves a look; zero is quiet.
+Cell trouble_cell(const std::optional<Rate>& rate) {
+  Cell cell = rate_cell(rate, "/s");
+  if (rate && rate_ok(*rate) && rate->per_second > 0) cell.tone = Tone::warn;
+  return cell;
+}
+
+int severity_rank(Severity s) {
+  return static_cast<int>(s);
+}
+
+}  // namespace
+
+void History::push(std::shared_ptr<const Report> report) {
+  if (!report) return;
+  reports_.push_back(std::move(report));
+  while (reports_.size() > capacity_) reports_.pop_front();
+}
+
+std::shared_ptr<const Report> History::latest() const {
+  return reports_.empty() ? nullptr : reports_.back();
+}
+
+std::shared_ptr<const Report> History::previous() const {
+  return reports_.size() < 2 ? nullptr : reports_[reports_.size() - 2];
+}
+
+const std::vector<std::string>& port_columns() {
+  static const std::vector<std::string> kColumns = {
+      "PORT",     "NETDEV", "STATE", "RATE",   "RX B/s",  "TX B/s",       "RX PAUSE",
+      "TX PAUSE", "ECN/s",  "CNP/s", "RETX/s", "DROPS/s", "WORST FINDING"};
+  return kColumns;
+}
+
+std::optional<Rate> combine_rates(const std::vector<Rate>& rates, bool take_max) {
+  if (rates.empty()) return std::nullopt;
+  Rate out{RateState::ok, 0};
+  for (const Rate& r : rates) {
+    if (!rate_ok(r)) return Rate{r.state, 0};
+    out.per_second =
+        take_max ? std::max(out.per_second, r.per_second) : out.per_second + r.per_second;
+  }
+  return out;
+}
+
+PortFigures port_figures(const PortReport& port) {
+  PortFigures f;
+  f.rx_bytes = combine_rates(rates_of(port, "rdma_bytes_total", "rx"), false);
+  f.tx_bytes = combine_rates(rates_of(port, "rdma_bytes_total", "tx"), false);
+  f.rx_pause = combine_rates(rates_of(port, "rdma_pfc_pause_seconds_total", "rx"), true);
+  f.tx_pause = combine_rates(rates_of(port, "rdma_pfc_pause_seconds_total", "tx"), true);
+  f.ecn = combine_rates(rates_of(port, "rdma_ecn_marked_packets_total"), false);
+  f.cnp = combine_rates(
+      concat(rates_of(port, "rdma_cnp_sent_total"), rates_of(port, "rdma_cnp_received_total")),
+      false);
+  f.retransmits = combine_rates(
+      concat(rates_of(port, "rdma_retransmits_total"), rates_of(port, "rdma_ack_timeouts_total")),
+      false);
+  f.drops = combine_rates(concat(rates_of(port, "rdma_port_discards_total"),
+                                 rates_of(port, "rdma_out_of_buffer_total")),
+                          false);
+  return f;
+}
+
+Cell rate_cell(const std::optional<Rate>& rate, const std::string& suffix) {
+  if (!rate) return Cell{kDash, Tone::dim, std::nullopt};
+  Cell cell{format_rate(*rate, suffix), Tone::normal, std::nullopt};
+  if (rate_ok(*rate)) {
+    cell.sort_value = rate->per_second;
+  } else {
+    cell.tone = rate->state == RateState::reset ? Tone::warn : Tone::dim;
+  }
+  return cell;
+}
+
+Tone pause_tone(double fraction) {
+  if (fraction >= kPauseCrit) return Tone::crit;
+  if (fraction >= kPauseWarn) return Tone::warn;
+  return Tone::normal;
+}
+
+Tone severity_tone(Severity severity) {
+  switch (severity) {
+    case Severity::critical:
+      return Tone::crit;
+    case Severity::warning:
+      return Tone::warn;
+    case Severity::info:
+      return Tone::normal;
+    case Severity::none:
+      break;
+  }
+  return Tone::dim;
+}
+
+std::string annotation(const Finding& finding, const std::string& name) {
+  for (const auto& [key, value] : finding.annotations) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+std::string finding_place(const Finding& finding) {
+  std::string place = label_value(finding.labels, "device");
+  const std::string& port = label_value(finding.labels, "port");
+  if (!port.empty()) place += "/" + port;
+  const std::string& prio = label_value(finding.labels, "priority");
+  if (!prio.empty()) place += " prio " + prio;
+  return place.empty() ? "host" : place;
+}
+
+Row finding_row(const Finding& finding) {
+  const bool resolved = finding.state == FindingState::resolved;
+  const Tone tone = resolved ? Tone::dim : severity_tone(finding.severity);
+  Row row;
+  row.cells.push_back(Cell{to_string(finding.severity), tone,
+                           static_cast<double>(severity_rank(finding.severity))});
+  row.cells.push_back(text_cell(finding.rule, resolved ? Tone::dim : Tone::normal));
+  row.cells.push_back(text_cell(finding_place(finding)));
+  row.cells.push_back(text_cell(to_string(finding.state), resolved ? Tone::dim : tone));
+  row.cells.push_back(text_cell(annotation(finding, "summary")));
+  return row;
+}
+
+std::vector<const Finding*> visible_findings(const Report& report, const UiState& state) {
+  std::vector<const Finding*> out;
+  for (const bool want_resolved : {false, true}) {
+    for (const Finding& f : report.findings) {
+      if ((f.state == FindingState::resolved) != want_resolved) continue;
+      if (matches_filter(finding_row(f), state.filter)) out.push_back(&f);
+    }
+  }
+  return out;
+}
+
+std::string port_label(const Report& report, const PortReport& port) {
+  const DeviceSample& dev = report.snapshot.devices[port.device_index];
+  return fmt::format("{}/{}", dev.name, dev.ports[port.port_index].port);
+}
+
+const Finding* worst_finding(const Report& report, const PortReport& port) {
+  const DeviceSample& dev = report.snapshot.devices[port.device_index];
+  const std::string port_number = std::to_string(dev.ports[port.port_index].port);
+  const Finding* worst = nullptr;
+  for (const Finding& f : report.findings) {
+    if (f.state == FindingState::resolved) continue;
+    if (label_value(f.labels, "device") != dev.name) continue;
+    const std::string& p = label_value(f.labels, "port");
+    // A device-scope finding (no port label) concerns every port of the device.
+    if (!p.empty() && p != port_number) continue;
+    if (worst == nullptr || severity_rank(f.severity) > severity_rank(worst->severity)) worst = &f;
+  }
+  return worst;
+}
+
+PortsTable build_ports_table(const Report& report, const UiState& state) {
+  struct Entry {
+    Row row;
+    std::size_t index;
+  };
+  std::vector<Entry> entries;
+  for (std::size_t i = 0; i < report.ports.size(); ++i) {
+    const PortReport& pr = report.ports[i];
+    const PortSample& port = report.snapshot.devices[pr.device_index].ports[pr.port_index];
+    const PortFigures f = port_figures(pr);
+    Row row;
+    row.cells.push_back(Cell{port_label(report, pr), Tone::normal, std::nullopt});
+    row.cells.push_back(text_cell(port.netdev));
+    row.cells.push_back(text_cell(port.state, port.state == "ACTIVE" ? Tone::ok : Tone::crit));
+    Cell rate = text_cell(port.rate_gbps ? fmt::format("{:g}G", *port.rate_gbps) : "");
+    rate.sort_value = port.rate_gbps;
+    row.cells.push_back(rate);
+    row.cells.push_back(rate_cell(f.rx_bytes, " B/s"));
+    row.cells.push_back(rate_cell(f.tx_bytes, " B/s"));
+    row.cells.push_back(pause_cell(f.rx_pause));
+    row.cells.push_back(pause_cell(f.tx_pause));
+    row.cells.push_back(rate_cell(f.ecn, "/s"));
+    row.cells.push_back(rate_cell(f.cnp, "/s"));
+    row.cells.push_back(trouble_cell(f.retransmits));
+    row.cells.push_back(trouble_cell(f.drops));
+    if (const Finding* w = worst_finding(report, pr)) {
+      row.cells.push_back(Cell{fmt::format("{} {}", to_string(w->severity), w->rule),
+                               severity_tone(w->severity),
+                               static_cast<double>(severity_rank(w->severity))});
+    } else {
+      row.cells.push_back(Cell{"ok", Tone::ok, 0.0});
+    }
+    if (matches_filter(row, state.filter)) entries.push_back(Entry{std::move(row), i});
+  }
+  const std::size_t col = std::min(state.sort_column, port_columns().size() - 1);
+  // Numbers before words (init/stale/-), so the busiest port is on top when descending; the
+  // original device/port order breaks ties (stable sort).
+  std::stable_sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    const Cell& x = a.row.cells[col];
+    const Cell& y = b.row.cells[col];
+    if (x.sort_value.has_value() != y.sort_value.has_value()) return x.sort_value.has_value();
+    if (x.sort_value) {
+      return state.sort_descending ? *x.sort_value > *y.sort_value : *x.sort_value < *y.sort_value;
+    }
+    return state.sort_descending ? x.text > y.text : x.text < y.text;
+  });
+  PortsTable table;
+  for (auto& e : entries) {
+    table.rows.push_back(std::move(e.row));
+    table.port_indices.push_back(e.index);
+  }
+  return table;
+}
+
+bool matches_filter(const Row& row, const std::string& filter) {
+  if (filter.empty()) return true;
+  const std::string needle = lower(filter);
+  return std::any_of(row.cells.begin(), row.cells.end(), [&](const Cell& c) {
+    return lower(c.text).find(needle) != std::string::npos;
+  });
+}
+
+std::string sparkline(const std::vector<std::optional<double>>& values, bool unicode) {
+  static constexpr std::array<const char*, 8> kBlocks = {"\u2581", "\u2582", "\u2583", "\u2584",
+                                                         "\u2585", "\u2586", "\u2587", "\u2588"};
+  static constexpr std::array<char, 8> kAscii = {'_', '.', ':', '-', '=', '+', '*', '#'};
+  double top = 0;
+  for (const auto& v : values) {
+    if (v && std::isfinite(*v)) top = std::max(top, *v);
+  }
+  std::string out;
+  for (const auto& v : values) {
+    if (!v || !std::isfinite(*v)) {
+      out += ' ';
+      continue;
+    }
+    // Level 0 is reserved for zero, so any activity at all is visibly above the floor.
+    std::size_t level = 0;
+    if (top > 0 && *v > 0) {
+      level = 1 + static_cast<std::size_t>(std::clamp(std::floor(*v / top * 7.0), 0.0, 6.0));
+    }
+    if (unicode) {
+      out += kBlocks[level];
+    } else {
+      out += kAscii[level];
+    }
+  }
+  return out;
+}
+
+}  // namespace rdmatop::tui

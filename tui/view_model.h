@@ -1,0 +1,118 @@
+// The TUI's view model: PURE functions from a Report (plus a short history of earlier Reports)
+// and the UI state to rows of cells with colour classes. No terminal here (btop's collect ->
+// draw split, code-models §1.5), so every decision the screen shows is unit-tested.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exporters/report/report_model.h"
+
+namespace rdmatop::tui {
+
+/// Colour class of a cell; the screen maps it to a colour or, without colour, an attribute.
+enum class Tone : std::uint8_t { normal, ok, warn, crit, dim, heading };
+
+struct Cell {
+  std::string text;
+  Tone tone = Tone::normal;
+  std::optional<double> sort_value;  ///< numeric key; cells without one sort by text, last
+};
+
+struct Row {
+  std::vector<Cell> cells;
+};
+
+/// Pause occupancy (share of time paused) thresholds: the built-in pack's PFC rules
+/// (rules/builtin/pfc.yaml) call 0.5 a storm/pushback; 0.1 is where it starts to hurt.
+inline constexpr double kPauseWarn = 0.1;
+inline constexpr double kPauseCrit = 0.5;
+
+enum class Panel : std::uint8_t { ports, findings };
+enum class View : std::uint8_t { main, detail, help };
+
+struct UiState {
+  Panel panel = Panel::ports;
+  View view = View::main;
+  std::size_t port_cursor = 0;     ///< row in the sorted, filtered ports table
+  std::size_t finding_cursor = 0;  ///< row in the filtered findings list
+  std::size_t detail_scroll = 0;   ///< first line shown in the detail / help view
+  std::size_t sort_column = 0;     ///< index into kPortColumns
+  bool sort_descending = false;
+  std::string filter;  ///< case-insensitive substring over a row's cells; empty = all
+  bool editing_filter = false;
+  bool paused = false;
+  double interval_seconds = 1.0;
+};
+
+/// Previous Reports, oldest first, for sparklines and raw-counter rates.
+class History {
+ public:
+  explicit History(std::size_t capacity = 60) : capacity_(capacity) {}
+  void push(std::shared_ptr<const Report> report);
+  const std::deque<std::shared_ptr<const Report>>& reports() const { return reports_; }
+  std::shared_ptr<const Report> latest() const;
+  /// The Report before the latest one, or null.
+  std::shared_ptr<const Report> previous() const;
+
+ private:
+  std::size_t capacity_;
+  std::deque<std::shared_ptr<const Report>> reports_;
+};
+
+/// Columns of the ports table, in display order.
+const std::vector<std::string>& port_columns();
+
+struct PortsTable {
+  std::vector<Row> rows;                  ///< sorted and filtered
+  std::vector<std::size_t> port_indices;  ///< rows[i] shows report.ports[port_indices[i]]
+};
+PortsTable build_ports_table(const Report& report, const UiState& state);
+
+/// Key per-port figures (also what the sparklines plot). Each is a combined Rate: a sum or max
+/// over the contributing series, whose state is init/reset/stale when any input is not ok.
+struct PortFigures {
+  std::optional<Rate> rx_bytes, tx_bytes;  ///< rdma_bytes_total
+  std::optional<Rate> rx_pause, tx_pause;  ///< max over priorities of pause-seconds rate
+  std::optional<Rate> ecn;                 ///< rdma_ecn_marked_packets_total
+  std::optional<Rate> cnp;                 ///< CNPs sent + received
+  std::optional<Rate> retransmits;         ///< rdma_retransmits_total + rdma_ack_timeouts_total
+  std::optional<Rate> drops;               ///< port discards (both directions) + out_of_buffer
+};
+PortFigures port_figures(const PortReport& port);
+
+/// Sum (or max) of rates; nullopt when `rates` is empty; the first non-ok state wins.
+std::optional<Rate> combine_rates(const std::vector<Rate>& rates, bool take_max);
+
+/// A rate cell: the state word for init/reset/stale (dim; reset is warn), "-" when absent.
+Cell rate_cell(const std::optional<Rate>& rate, const std::string& suffix);
+/// Colour class of a pause occupancy fraction.
+Tone pause_tone(double fraction);
+Tone severity_tone(Severity severity);
+
+/// Findings that are not resolved first, then the rest, filtered by `state.filter`.
+std::vector<const Finding*> visible_findings(const Report& report, const UiState& state);
+/// "SEV", "RULE", "WHERE", "STATE", "SUMMARY" cells of one finding.
+Row finding_row(const Finding& finding);
+/// "mlx5_0/1 prio 3": where a finding points; "host" without device labels.
+std::string finding_place(const Finding& finding);
+std::string annotation(const Finding& finding, const std::string& name);
+/// The worst active (pending or firing) finding on a port, or null.
+const Finding* worst_finding(const Report& report, const PortReport& port);
+
+/// One character per value, scaled to the window's maximum (0 at the bottom). Missing values
+/// are blanks. `unicode` uses block elements; otherwise the ASCII ramp "_.:-=+*#" (non-UTF-8
+/// locales, monochrome logs).
+std::string sparkline(const std::vector<std::optional<double>>& values, bool unicode);
+
+/// Case-insensitive substring match; an empty needle matches.
+bool matches_filter(const Row& row, const std::string& filter);
+
+std::string port_label(const Report& report, const PortReport& port);
+
+}  // namespace rdmatop::tui
