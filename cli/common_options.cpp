@@ -1,6 +1,7 @@
 #include "cli/common_options.h"
 
 #include <cerrno>
+#include <iostream>
 
 namespace rdmatop {
 
@@ -42,6 +43,20 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
                   "when --sysfs-root is not /sys)")
       ->check(CLI::IsMember({"auto", "netlink", "sysfs"}))
       ->capture_default_str();
+}
+
+void add_rule_options(CLI::App& command, RuleOptions& options) {
+  command.add_option("--rules", options.files,
+                     "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
+                     "replaces it");
+  command.add_flag("--no-builtin-rules", options.no_builtin,
+                   "Leave out the built-in RoCE diagnosis pack");
+}
+
+RuleSetLoad load_rules(const RuleOptions& options, const std::string& who) {
+  RuleSetLoad load = load_rule_set(options.files, !options.no_builtin);
+  for (const auto& e : load.errors) std::cerr << who << ": rules: " << e << "\n";
+  return load;
 }
 
 HostSources::HostSources(const SourceOptions& options)

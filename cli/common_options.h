@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collector/collect.h"
+#include "rules/rule_set.h"
 
 namespace rdmatop {
 
@@ -21,6 +22,18 @@ struct SourceOptions {
 };
 
 void add_source_options(CLI::App& command, SourceOptions& options);
+
+/// --rules / --no-builtin-rules, the same on every subcommand that diagnoses.
+struct RuleOptions {
+  std::vector<std::string> files;
+  bool no_builtin = false;
+};
+
+void add_rule_options(CLI::App& command, RuleOptions& options);
+
+/// Loads the built-in pack and the --rules files. A broken file is reported on stderr as
+/// "<who>: rules: <error>" and skipped (the errors stay in the result for the outputs to show).
+RuleSetLoad load_rules(const RuleOptions& options, const std::string& who);
 
 /// The OS sources chosen by the flags, owning what CollectContext refers to.
 class HostSources {

@@ -9,11 +9,11 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/common_options.h"
 #include "exporters/monitor/monitor.h"
 #include "exporters/report/report_render.h"
 #include "exporters/simulator/builtin_scenarios.h"
 #include "exporters/simulator/simulator.h"
-#include "rules/rule_set.h"
 #include "tui/tui.h"
 
 namespace rdmatop {
@@ -31,8 +31,7 @@ struct DemoOptions {
   int every = 0;
   bool json = false;
   bool no_tui = false;
-  std::vector<std::string> rule_files;
-  bool no_builtin_rules = false;
+  RuleOptions rules;
 };
 
 int list_scenarios() {
@@ -115,8 +114,7 @@ int run_demo(const DemoOptions& options) {
     return static_cast<int>(ReportExit::usage);
   }
   sim::Simulator& sim = **simulator;
-  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
-  for (const auto& e : rules.errors) std::cerr << "rdmatop demo: rules: " << e << "\n";
+  RuleSetLoad rules = load_rules(options.rules, "rdmatop demo");
   SnapshotProvider provider = sim::simulator_provider(sim);
   if (options.ticks) {
     // Stop after N ticks even if the timeline (or the loop) would go on.
@@ -166,11 +164,7 @@ void register_demo_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 1000000));
   cmd->add_flag("--json", options->json, "Print the final report as JSON (no terminal UI)");
   cmd->add_flag("--no-tui", options->no_tui, "Print text reports even on a terminal");
-  cmd->add_option("--rules", options->rule_files,
-                  "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
-                  "replaces it");
-  cmd->add_flag("--no-builtin-rules", options->no_builtin_rules,
-                "Leave out the built-in RoCE diagnosis pack");
+  add_rule_options(*cmd, options->rules);
   cmd->callback([options, &exit_code] { exit_code = run_demo(*options); });
 }
 

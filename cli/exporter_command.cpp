@@ -12,7 +12,6 @@
 #include "exporters/prometheus/exporter_service.h"
 #include "exporters/report/report_model.h"
 #include "exporters/simulator/simulator.h"
-#include "rules/rule_set.h"
 
 namespace rdmatop {
 
@@ -21,8 +20,7 @@ namespace {
 struct ExporterCommandOptions {
   SourceOptions sources;
   ExporterOptions service;
-  std::vector<std::string> rule_files;
-  bool no_builtin_rules = false;
+  RuleOptions rules;
   bool no_raw_counters = false;
   std::string demo_scenario;  ///< non-empty: serve the fabric simulator instead of this host
 };
@@ -36,8 +34,7 @@ int run_exporter(const ExporterCommandOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
-  for (const auto& e : rules.errors) std::cerr << "rdmatop exporter: rules: " << e << "\n";
+  RuleSetLoad rules = load_rules(options.rules, "rdmatop exporter");
   // Exactly one data source: this host's collectors, or the simulator playing a scenario in a
   // loop (rdmatop demo's provider), so dashboards and alerts can be tried without hardware.
   const HostSources sources(options.sources);
@@ -94,11 +91,7 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
                   "Seconds between collections; scrapes serve the latest one")
       ->capture_default_str()
       ->check(CLI::Range(0.1, 3600.0));
-  cmd->add_option("--rules", options->rule_files,
-                  "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
-                  "replaces it");
-  cmd->add_flag("--no-builtin-rules", options->no_builtin_rules,
-                "Leave out the built-in RoCE diagnosis pack");
+  add_rule_options(*cmd, options->rules);
   cmd->add_flag("--no-raw-counters", options->no_raw_counters,
                 "Do not expose the raw driver counters (rdma_raw_* families)");
   cmd->add_option("--demo", options->demo_scenario,

@@ -10,7 +10,6 @@
 #include "exporters/monitor/monitor.h"
 #include "exporters/recording/recording_provider.h"
 #include "exporters/report/report_render.h"
-#include "rules/rule_set.h"
 
 namespace rdmatop {
 
@@ -20,8 +19,7 @@ struct ReportOptions {
   SourceOptions sources;
   double interval_seconds = 5.0;
   bool json = false;
-  std::vector<std::string> rule_files;
-  bool no_builtin_rules = false;
+  RuleOptions rules;
   std::string from;    ///< a recording to diagnose instead of the live host
   std::string at;      ///< --at TIME: the last snapshot fed
   std::string window;  ///< --window FROM..TO
@@ -75,9 +73,7 @@ int run_report_from(const ReportOptions& options, RuleSetLoad rules) {
 }
 
 int run_report(const ReportOptions& options) {
-  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
-  // A broken rule file is reported and skipped; the report itself still runs.
-  for (const auto& e : rules.errors) std::cerr << "rdmatop report: rules: " << e << "\n";
+  RuleSetLoad rules = load_rules(options.rules, "rdmatop report");
   if (!options.from.empty()) return run_report_from(options, std::move(rules));
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
@@ -106,11 +102,7 @@ void register_report_command(CLI::App& app, int& exit_code) {
           ->capture_default_str()
           ->check(CLI::Range(0.0, 3600.0));
   cmd->add_flag("--json", options->json, "Print the versioned JSON document instead of text");
-  cmd->add_option("--rules", options->rule_files,
-                  "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
-                  "replaces it");
-  cmd->add_flag("--no-builtin-rules", options->no_builtin_rules,
-                "Leave out the built-in RoCE diagnosis pack");
+  add_rule_options(*cmd, options->rules);
   CLI::Option* from = cmd->add_option("--from", options->from,
                                       "Diagnose a recording (rdmatop record) instead of this host")
                           ->excludes(interval);

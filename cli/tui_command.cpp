@@ -8,7 +8,6 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "exporters/monitor/monitor.h"
-#include "rules/rule_set.h"
 #include "tui/tui.h"
 
 namespace rdmatop {
@@ -20,14 +19,11 @@ struct TopOptions {
   double interval_seconds = 1.0;
   std::optional<int> frames;
   bool batch = false;
-  std::vector<std::string> rule_files;
-  bool no_builtin_rules = false;
+  RuleOptions rules;
 };
 
 int run_default(const TopOptions& options) {
-  RuleSetLoad rules = load_rule_set(options.rule_files, !options.no_builtin_rules);
-  // A broken rule file is reported (here and in the header) and skipped; the TUI still runs.
-  for (const auto& e : rules.errors) std::cerr << "rdmatop: rules: " << e << "\n";
+  RuleSetLoad rules = load_rules(options.rules, "rdmatop");
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   Monitor monitor(live_provider(ctx), std::move(rules.groups), std::move(rules.errors));
@@ -55,11 +51,7 @@ std::function<int()> register_tui_options(CLI::App& app) {
   app.add_flag("--batch", options->batch,
                "Batch mode without a terminal (1 frame unless -n); also the default when stdout "
                "is not a terminal");
-  app.add_option("--rules", options->rule_files,
-                 "Extra Prometheus rule files (repeatable); a rule named like a built-in one "
-                 "replaces it");
-  app.add_flag("--no-builtin-rules", options->no_builtin_rules,
-               "Leave out the built-in RoCE diagnosis pack");
+  add_rule_options(app, options->rules);
   return [options] { return run_default(*options); };
 }
 

@@ -40,6 +40,12 @@ struct Finding {
 
 const char* to_string(Severity s);
 const char* to_string(FindingState s);
+/// The expanded annotation `name` ("summary", "description", "remediation"), or "".
+std::string annotation(const Finding& finding, const std::string& name);
+/// Where a finding points, from its labels: "mlx5_0/1 priority 3" ("host" when unlabelled).
+/// `priority_word` lets narrow screens say "prio".
+std::string finding_place(const Finding& finding, const std::string& priority_word = "priority");
+
 /// "critical" -> critical; unknown or empty -> none.
 Severity parse_severity(const std::string& s);
 

@@ -156,7 +156,7 @@ std::vector<Line> wrapped(const std::string& text, std::size_t width, std::size_
 std::vector<Line> finding_detail(const Finding& f, std::size_t width) {
   std::vector<Line> out;
   out.push_back(text_line(fmt::format("  {} {} on {} ({})", to_string(f.severity), f.rule,
-                                      finding_place(f), to_string(f.state)),
+                                      finding_place(f, "prio"), to_string(f.state)),
                           severity_tone(f.severity)));
   for (const char* name : {"summary", "description"}) {
     const std::string text = annotation(f, name);

@@ -147,22 +147,6 @@ Tone severity_tone(Severity severity) {
   return Tone::dim;
 }
 
-std::string annotation(const Finding& finding, const std::string& name) {
-  for (const auto& [key, value] : finding.annotations) {
-    if (key == name) return value;
-  }
-  return {};
-}
-
-std::string finding_place(const Finding& finding) {
-  std::string place = label_value(finding.labels, "device");
-  const std::string& port = label_value(finding.labels, "port");
-  if (!port.empty()) place += "/" + port;
-  const std::string& prio = label_value(finding.labels, "priority");
-  if (!prio.empty()) place += " prio " + prio;
-  return place.empty() ? "host" : place;
-}
-
 Row finding_row(const Finding& finding) {
   const bool resolved = finding.state == FindingState::resolved;
   const Tone tone = resolved ? Tone::dim : severity_tone(finding.severity);
@@ -170,7 +154,7 @@ Row finding_row(const Finding& finding) {
   row.cells.push_back(Cell{to_string(finding.severity), tone,
                            static_cast<double>(severity_rank(finding.severity))});
   row.cells.push_back(text_cell(finding.rule, resolved ? Tone::dim : Tone::normal));
-  row.cells.push_back(text_cell(finding_place(finding)));
+  row.cells.push_back(text_cell(finding_place(finding, "prio")));
   row.cells.push_back(text_cell(to_string(finding.state), resolved ? Tone::dim : tone));
   row.cells.push_back(text_cell(annotation(finding, "summary")));
   return row;

@@ -99,9 +99,6 @@ Tone severity_tone(Severity severity);
 std::vector<const Finding*> visible_findings(const Report& report, const UiState& state);
 /// "SEV", "RULE", "WHERE", "STATE", "SUMMARY" cells of one finding.
 Row finding_row(const Finding& finding);
-/// "mlx5_0/1 prio 3": where a finding points; "host" without device labels.
-std::string finding_place(const Finding& finding);
-std::string annotation(const Finding& finding, const std::string& name);
 /// The worst active (pending or firing) finding on a port, or null.
 const Finding* worst_finding(const Report& report, const PortReport& port);
 

@@ -1,5 +1,7 @@
 #include "exporters/recording/snapshot_json.h"
 
+#include "exporters/json_util.h"
+
 #include <cstdint>
 #include <limits>
 #include <optional>
@@ -13,21 +15,6 @@ using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 // ---- encoding -------------------------------------------------------------------------------
-
-template <class T>
-ojson optional_json(const std::optional<T>& value) {
-  return value ? ojson(*value) : ojson(nullptr);
-}
-
-ojson counters_json(const CounterMap& counters) {
-  // The map is already sorted and unique, so append directly: ordered_json's operator[] would
-  // search linearly, quadratic over an mlx5 netdev's ~1000 ethtool counters.
-  ojson out = ojson::object();
-  auto& entries = out.get_ref<ojson::object_t&>();
-  entries.reserve(counters.size());
-  for (const auto& [name, value] : counters) entries.emplace_back(name, value);
-  return out;
-}
 
 ojson port_json(const PortSample& port) {
   ojson optional_counters = ojson::object();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "exporters/json_util.h"
 #include "exporters/report/report_render.h"
 
 namespace rdmatop {
@@ -13,17 +14,6 @@ namespace rdmatop {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-template <class T>
-json opt(const std::optional<T>& v) {
-  return v ? json(*v) : json(nullptr);
-}
-
-json counters(const CounterMap& map) {
-  json out = json::object();
-  for (const auto& [name, value] : map) out[name] = value;
-  return out;
-}
 
 json gid_json(const GidEntry& g) {
   return json{{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}};
@@ -56,20 +46,20 @@ json series_json(const SeriesWithRate& s) {
 json port_json(const PortSample& port, const PortReport* pr) {
   json out{{"port", port.port},
            {"state", port.state},
-           {"state_id", opt(port.state_id)},
+           {"state_id", optional_json(port.state_id)},
            {"phys_state", port.phys_state},
-           {"phys_state_id", opt(port.phys_state_id)},
+           {"phys_state_id", optional_json(port.phys_state_id)},
            {"rate", port.rate_text},
-           {"rate_gbps", opt(port.rate_gbps)},
+           {"rate_gbps", optional_json(port.rate_gbps)},
            {"link_layer", port.link_layer},
            {"netdev", port.netdev},
-           {"hw_counters_lifespan_ms", opt(port.hw_counters_lifespan_ms)}};
+           {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)}};
   out["roce_v2_gid"] = (pr && pr->roce_v2_gid) ? gid_json(*pr->roce_v2_gid) : json(nullptr);
   json gids = json::array();
   for (const auto& g : port.gids) gids.push_back(gid_json(g));
   out["gids"] = std::move(gids);
-  out["counters"] = counters(port.counters);
-  out["hw_counters"] = counters(port.hw_counters);
+  out["counters"] = counters_json(port.counters);
+  out["hw_counters"] = counters_json(port.hw_counters);
   out["counter_source"] = port.counter_source;
   json optional = json::object();
   for (const auto& [name, enabled] : port.optional_counters) optional[name] = enabled;
@@ -84,24 +74,24 @@ json port_json(const PortSample& port, const PortReport* pr) {
 
 json netdev_json(const NetdevSample& nd) {
   json out{{"name", nd.name},
-           {"mtu", opt(nd.mtu)},
+           {"mtu", optional_json(nd.mtu)},
            {"operstate", nd.operstate},
-           {"carrier_changes", opt(nd.carrier_changes)},
-           {"speed_mbps", opt(nd.speed_mbps)},
+           {"carrier_changes", optional_json(nd.carrier_changes)},
+           {"speed_mbps", optional_json(nd.speed_mbps)},
            {"address", nd.address}};
   out["driver"] = nd.driver ? json{{"driver", nd.driver->driver},
                                    {"version", nd.driver->version},
                                    {"fw_version", nd.driver->fw_version},
                                    {"bus_info", nd.driver->bus_info}}
                             : json(nullptr);
-  out["pause"] = nd.pause ? json{{"autoneg", opt(nd.pause->autoneg)},
-                                 {"rx", opt(nd.pause->rx)},
-                                 {"tx", opt(nd.pause->tx)},
-                                 {"rx_frames", opt(nd.pause->rx_frames)},
-                                 {"tx_frames", opt(nd.pause->tx_frames)}}
+  out["pause"] = nd.pause ? json{{"autoneg", optional_json(nd.pause->autoneg)},
+                                 {"rx", optional_json(nd.pause->rx)},
+                                 {"tx", optional_json(nd.pause->tx)},
+                                 {"rx_frames", optional_json(nd.pause->rx_frames)},
+                                 {"tx_frames", optional_json(nd.pause->tx_frames)}}
                           : json(nullptr);
-  out["statistics"] = counters(nd.statistics);
-  out["ethtool"] = counters(nd.ethtool);
+  out["statistics"] = counters_json(nd.statistics);
+  out["ethtool"] = counters_json(nd.ethtool);
   return out;
 }
 
@@ -155,8 +145,8 @@ std::string render_report_json(const Report& report) {
             {"node_guid", dev.node_guid}, {"sys_image_guid", dev.sys_image_guid},
             {"hca_type", dev.hca_type},   {"board_id", dev.board_id},
             {"hw_rev", dev.hw_rev},       {"pci_address", dev.pci_address}};
-    dj["hw_counters"] = counters(dev.hw_counters);
-    dj["resources"] = counters(dev.resources);
+    dj["hw_counters"] = counters_json(dev.hw_counters);
+    dj["resources"] = counters_json(dev.resources);
     json ports = json::array();
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
       const PortReport* pr = nullptr;

@@ -163,23 +163,6 @@ std::string series_table(const PortReport& pr) {
   return table.empty() ? "    no canonical series\n" : table.render("    ");
 }
 
-std::string annotation(const Finding& f, const std::string& name) {
-  for (const auto& [key, value] : f.annotations) {
-    if (key == name) return value;
-  }
-  return {};
-}
-
-/// "mlx5_0/1 priority 3": where a finding points, from its labels.
-std::string finding_place(const Finding& f) {
-  std::string place = label_value(f.labels, "device");
-  const std::string& port = label_value(f.labels, "port");
-  if (!port.empty()) place += "/" + port;
-  const std::string& prio = label_value(f.labels, "priority");
-  if (!prio.empty()) place += " priority " + prio;
-  return place.empty() ? "host" : place;
-}
-
 std::string upper(std::string s) {
   for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return s;

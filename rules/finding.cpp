@@ -1,0 +1,21 @@
+#include "rules/finding.h"
+
+namespace rdmatop {
+
+std::string annotation(const Finding& finding, const std::string& name) {
+  for (const auto& [key, value] : finding.annotations) {
+    if (key == name) return value;
+  }
+  return {};
+}
+
+std::string finding_place(const Finding& finding, const std::string& priority_word) {
+  std::string place = label_value(finding.labels, "device");
+  const std::string& port = label_value(finding.labels, "port");
+  if (!port.empty()) place += "/" + port;
+  const std::string& prio = label_value(finding.labels, "priority");
+  if (!prio.empty()) place += " " + priority_word + " " + prio;
+  return place.empty() ? "host" : place;
+}
+
+}  // namespace rdmatop
