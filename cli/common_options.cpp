@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <iostream>
 
+#include "exporters/recording/recording_provider.h"
+
 namespace rdmatop {
 
 namespace {
@@ -57,6 +59,12 @@ RuleSetLoad load_rules(const RuleOptions& options, const std::string& who) {
   RuleSetLoad load = load_rule_set(options.files, !options.no_builtin);
   for (const auto& e : load.errors) std::cerr << who << ": rules: " << e << "\n";
   return load;
+}
+
+Result<SnapshotProvider> open_replay(const std::string& path) {
+  auto opened = RecordingReader::open(path);
+  if (!opened) return opened.error();
+  return recording_provider(std::move(opened).value());
 }
 
 HostSources::HostSources(const SourceOptions& options)

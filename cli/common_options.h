@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "collector/collect.h"
+#include "exporters/monitor/monitor.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop {
@@ -34,6 +35,10 @@ void add_rule_options(CLI::App& command, RuleOptions& options);
 /// Loads the built-in pack and the --rules files. A broken file is reported on stderr as
 /// "<who>: rules: <error>" and skipped (the errors stay in the result for the outputs to show).
 RuleSetLoad load_rules(const RuleOptions& options, const std::string& who);
+
+/// --from FILE: a provider replaying a recording (`rdmatop record`) in file order; the reader
+/// lives inside the provider. Errors: the file cannot be opened or is not a usable recording.
+Result<SnapshotProvider> open_replay(const std::string& path);
 
 /// The OS sources chosen by the flags, owning what CollectContext refers to.
 class HostSources {

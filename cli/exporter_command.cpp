@@ -23,6 +23,7 @@ struct ExporterCommandOptions {
   RuleOptions rules;
   bool no_raw_counters = false;
   std::string demo_scenario;  ///< non-empty: serve the fabric simulator instead of this host
+  std::string from;           ///< non-empty: serve a recording instead of this host
 };
 
 int run_exporter(const ExporterCommandOptions& options) {
@@ -56,6 +57,14 @@ int run_exporter(const ExporterCommandOptions& options) {
     }
     simulator = std::move(created).value();
     provider = sim::simulator_provider(*simulator);
+  } else if (!options.from.empty()) {
+    // One recorded snapshot per --interval; after the last one the exporter keeps serving it.
+    auto replay = open_replay(options.from);
+    if (!replay) {
+      std::cerr << "rdmatop exporter: " << replay.error().message << "\n";
+      return static_cast<int>(ReportExit::no_data);
+    }
+    provider = std::move(replay).value();
   }
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
   MetricsOptions metrics;
@@ -97,6 +106,10 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--demo", options->demo_scenario,
                   "Serve the fabric simulator playing this scenario in a loop instead of the "
                   "host (see `rdmatop demo --list`); one simulated tick per --interval");
+  cmd->add_option("--from", options->from,
+                  "Serve a recording (rdmatop record) instead of the host, one snapshot per "
+                  "--interval; the last one stays served after the end")
+      ->excludes("--demo");
   cmd->callback([options, &exit_code] { exit_code = run_exporter(*options); });
 }
 

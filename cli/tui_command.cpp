@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "exporters/monitor/monitor.h"
+#include "exporters/report/report_model.h"
 #include "tui/tui.h"
 
 namespace rdmatop {
@@ -20,16 +21,29 @@ struct TopOptions {
   std::optional<int> frames;
   bool batch = false;
   RuleOptions rules;
+  std::string from;  ///< replay this recording instead of the live host
 };
 
 int run_default(const TopOptions& options) {
   RuleSetLoad rules = load_rules(options.rules, "rdmatop");
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
-  Monitor monitor(live_provider(ctx), std::move(rules.groups), std::move(rules.errors));
   TuiOptions tui;
+  SnapshotProvider provider = live_provider(ctx);
+  if (!options.from.empty()) {
+    auto replay = open_replay(options.from);
+    if (!replay) {
+      std::cerr << "rdmatop: " << replay.error().message << "\n";
+      return static_cast<int>(ReportExit::no_data);
+    }
+    provider = std::move(replay).value();
+    tui.replay = true;
+  }
+  Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
   tui.interval_seconds = options.interval_seconds;
-  tui.source_label = options.sources.sysfs_root == "/sys" ? "live" : options.sources.sysfs_root;
+  tui.source_label = !options.from.empty()                  ? "replay: " + options.from
+                     : options.sources.sysfs_root == "/sys" ? "live"
+                                                            : options.sources.sysfs_root;
   if (options.frames || options.batch || ::isatty(STDOUT_FILENO) != 1) {
     tui.batch_frames = options.frames.value_or(1);
   }
@@ -52,6 +66,9 @@ std::function<int()> register_tui_options(CLI::App& app) {
                "Batch mode without a terminal (1 frame unless -n); also the default when stdout "
                "is not a terminal");
   add_rule_options(app, options->rules);
+  app.add_option("--from", options->from,
+                 "Replay a recording (rdmatop record) instead of this host, one snapshot per "
+                 "--interval");
   return [options] { return run_default(*options); };
 }
 

@@ -7,6 +7,7 @@ add_test(NAME exporter.prometheus_storm
 add_test(NAME exporter.deploy COMMAND ${_exporter_dir}/deploy_test.sh $<TARGET_FILE:rdmatop>)
 add_test(NAME exporter.demo COMMAND ${_exporter_dir}/demo_test.sh $<TARGET_FILE:rdmatop>)
 add_test(NAME exporter.load COMMAND ${_exporter_dir}/load_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.replay COMMAND ${_exporter_dir}/replay_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.http exporter.prometheus_storm exporter.deploy exporter.demo
-                     exporter.load
+                     exporter.load exporter.replay
                      PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)

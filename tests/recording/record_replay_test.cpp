@@ -168,3 +168,25 @@ TEST_CASE("record stops cleanly on SIGTERM and at the size cap", "[recording][e2
   CHECK(fs::file_size(capped) <= 20000);
   CHECK(run("record -o x --rotate 2 " + host_args("rxe"), tmp).exit_code == 3);
 }
+
+TEST_CASE("the TUI replays a recording with --from", "[recording][e2e]") {
+  const TempDir tmp;
+  const std::string file = tmp.file("mlx5.jsonl");
+  REQUIRE(
+      run("record -o " + file + " " + host_args("mlx5") + " --interval 0.05 --duration 0.2s", tmp)
+          .exit_code == 0);
+  const Run tui = run("--from " + file + " --batch -n 2 --interval 0.1", tmp);
+  INFO(tui.err);
+  CHECK(tui.exit_code == 0);
+  CHECK(tui.out.find("source: replay: " + file) != std::string::npos);
+  CHECK(tui.out.find("[REPLAY]") != std::string::npos);
+  CHECK(tui.out.find("mlx5_0/1") != std::string::npos);
+  // The second frame has rates from two recorded snapshots, not "init" everywhere.
+  const std::size_t second = tui.out.find("rdmatop ", 1);
+  REQUIRE(second != std::string::npos);
+  CHECK(tui.out.find("0 B/s", second) != std::string::npos);
+
+  const Run missing = run("--from " + tmp.file("nope.jsonl") + " --batch", tmp);
+  CHECK(missing.exit_code == 4);
+  CHECK(missing.err.find("nope.jsonl") != std::string::npos);
+}
