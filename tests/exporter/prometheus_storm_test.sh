@@ -63,7 +63,10 @@ wait_for "$alert in Prometheus" \
   has_result "ALERTS{alertname=\"$alert\",alertstate=\"firing\",device=\"mlx5_0\"}"
 echo "ok: Prometheus fires $alert"
 rdmatop_fires() {
-  get "$exporter_port" /metrics | grep -q "^rdmatop_finding{.*alertname=\"$alert\".*device=\"mlx5_0\".*state=\"firing\"} 1$"
+  # Through a file: with pipefail, grep -q quitting early would fail the pipe on curl's SIGPIPE.
+  get "$exporter_port" /metrics >"$work/fires.prom"
+  grep -q "^rdmatop_finding{.*alertname=\"$alert\".*device=\"mlx5_0\".*state=\"firing\"} 1$" \
+    "$work/fires.prom"
 }
 wait_for "$alert in rdmatop" rdmatop_fires
 echo "ok: rdmatop fires $alert"

@@ -27,6 +27,7 @@ grep -q '^rdma_pfc_pause_frames_total{.*device="mlx5_0".*priority="3"' "$work/re
 check_metrics "$work/replay.prom" || fail "promtool check metrics"
 # After the recording ends the exporter keeps serving its last snapshot.
 sleep 1
-get "$exporter_port" /metrics | grep -q '^rdma_port_info{.*device="mlx5_0"' ||
+get "$exporter_port" /metrics >"$work/replay-after.prom"
+grep -q '^rdma_port_info{.*device="mlx5_0"' "$work/replay-after.prom" ||
   fail "the last snapshot is no longer served after the recording ended"
 echo "PASS"
