@@ -72,6 +72,25 @@ expect_clean_exit() {
 }
 
 case "$case_name" in
+  demo)
+    # A newcomer's path: `rdmatop demo`, the storm shows on the right port and priority, and
+    # selecting the finding says why (evidence) and what to do (remediation). --speed 50 plays
+    # the scenario's 5 s ticks ten times a second.
+    tm new-session -d -s rdmatop -x 120 -y 40 \
+      "env TERM=xterm-256color LANG=C.UTF-8 '$binary' demo pfc-storm --speed 50; \
+       echo \$? > '$status_file'; echo RDMATOP-EXITED; exec sleep 600"
+    wait_for "critical RdmaPfcStormFromNic"
+    pane | grep -qE '^[> ] mlx5_0/1 .*critical RdmaPfcStormFromNic' ||
+      fail "the storm is not on mlx5_0/1's row"
+    pane | grep -qE 'RdmaPfcStormFromNic +mlx5_0/1 prio 3 ' ||
+      fail "the storm finding does not name priority 3"
+    tm send-keys -t rdmatop Tab
+    tm send-keys -t rdmatop Enter
+    wait_for "evidence: rdma_pfc_pause_seconds_total{device=mlx5_0,direction=tx"
+    wait_for "remediation: Check the host receive path"
+    tm send-keys -t rdmatop q
+    expect_clean_exit
+    ;;
   ports)
     start LANG=C.UTF-8
     wait_for "> mlx5_0/1"
