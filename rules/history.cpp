@@ -15,7 +15,10 @@ void History::set_retention(Timestamp retention_ms) {
 void History::append(const Labels& labels, Timestamp ts, double value) {
   const std::string key = series_key("", labels);
   auto [it, inserted] = series_.try_emplace(key);
-  if (inserted) it->second.labels = labels;
+  if (inserted) {
+    it->second.labels = labels;
+    keys_by_name_[label_value(labels, promql::kMetricNameLabel)].insert(key);
+  }
   auto& points = it->second.points;
   if (!points.empty() && points.back().t > ts) return;
   if (!points.empty() && points.back().t == ts) {
@@ -55,6 +58,12 @@ void History::prune(Timestamp now) {
     auto& points = it->second.points;
     while (!points.empty() && points.front().t < oldest) points.pop_front();
     if (points.empty()) {
+      const auto name =
+          keys_by_name_.find(label_value(it->second.labels, promql::kMetricNameLabel));
+      if (name != keys_by_name_.end()) {
+        name->second.erase(it->first);
+        if (name->second.empty()) keys_by_name_.erase(name);
+      }
       it = series_.erase(it);
     } else {
       ++it;
@@ -65,6 +74,17 @@ void History::prune(Timestamp now) {
 std::vector<const promql::StoredSeries*> History::select(
     const std::vector<promql::LabelMatcher>& matchers) const {
   std::vector<const promql::StoredSeries*> out;
+  for (const auto& m : matchers) {
+    if (m.name != promql::kMetricNameLabel || m.op != promql::MatchOp::equal) continue;
+    // Same key order as the full scan below, restricted to the named metric's series.
+    const auto name = keys_by_name_.find(m.value);
+    if (name == keys_by_name_.end()) return out;
+    for (const auto& key : name->second) {
+      const promql::StoredSeries& s = series_.at(key);
+      if (promql::matches_all(s.labels, matchers)) out.push_back(&s);
+    }
+    return out;
+  }
   for (const auto& [key, s] : series_) {
     if (promql::matches_all(s.labels, matchers)) out.push_back(&s);
   }

@@ -46,6 +46,9 @@ class History : public promql::Queryable {
   promql::Timestamp retention_ms_;
   promql::Timestamp newest_ = 0;
   std::map<std::string, promql::StoredSeries> series_;
+  /// Metric name -> keys of its series in series_: a selector naming its metric (all of the
+  /// built-in rules' do) scans only that metric's series, not the whole History.
+  std::map<std::string, std::set<std::string>, std::less<>> keys_by_name_;
   std::map<std::string, std::set<std::string>> last_by_source_;
 };
 
