@@ -17,6 +17,20 @@ std::size_t display_width(const std::string& text) {
       std::count_if(text.begin(), text.end(), [](char c) { return !is_continuation(c); }));
 }
 
+std::string elide_left(const std::string& text, std::size_t width, const std::string& marker) {
+  const std::size_t w = display_width(text);
+  if (w <= width) return text;
+  const std::size_t marker_width = display_width(marker);
+  if (width <= marker_width) return truncate_display(marker, width);
+  std::size_t drop = w - (width - marker_width);
+  std::size_t i = 0;
+  while (i < text.size() && (drop > 0 || is_continuation(text[i]))) {
+    if (!is_continuation(text[i])) --drop;
+    ++i;
+  }
+  return marker + text.substr(i);
+}
+
 std::string truncate_display(const std::string& text, std::size_t width) {
   std::size_t seen = 0;
   for (std::size_t i = 0; i < text.size(); ++i) {

@@ -26,6 +26,10 @@ using Frame = std::vector<Line>;
 
 /// Code points in UTF-8 `text` (continuation bytes do not count).
 std::size_t display_width(const std::string& text);
+
+/// `text` cut from the left to at most `width` code points, the cut marked by `marker`, so the
+/// telling end of a long path stays visible.
+std::string elide_left(const std::string& text, std::size_t width, const std::string& marker);
 /// At most `width` code points of `text`, never splitting a UTF-8 sequence.
 std::string truncate_display(const std::string& text, std::size_t width);
 /// `text` padded with spaces to `width` code points (longer text is kept whole).

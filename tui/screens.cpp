@@ -38,12 +38,18 @@ std::vector<Line> header_lines(const Report& report, const UiState& state,
                        fmt::gmtime(std::chrono::system_clock::to_time_t(snap.wall)),
                        state.interval_seconds),
            Tone::normal});
+  // Markers before the source: a long recording path must not push [PAUSED] off the screen.
+  if (ctx.replay) first.spans.push_back(Span{"[REPLAY]  ", Tone::warn});
+  if (state.paused) first.spans.push_back(Span{"[PAUSED]  ", Tone::warn});
+  if (ctx.ended) first.spans.push_back(Span{"[ENDED]  ", Tone::warn});
+  const std::string label = "source: ";
+  std::size_t used = 0;
+  for (const Span& s : first.spans) used += display_width(s.text);
+  const std::size_t room = ctx.width > used + label.size() ? ctx.width - used - label.size() : 0;
   first.spans.push_back(
-      Span{"source: " + (ctx.source_label.empty() ? std::string("live") : ctx.source_label),
+      Span{label + elide_left(ctx.source_label.empty() ? std::string("live") : ctx.source_label,
+                              room, ctx.unicode ? "\u2026" : "..."),
            Tone::normal});
-  if (ctx.replay) first.spans.push_back(Span{"  [REPLAY]", Tone::warn});
-  if (state.paused) first.spans.push_back(Span{"  [PAUSED]", Tone::warn});
-  if (ctx.ended) first.spans.push_back(Span{"  [ENDED]", Tone::warn});
 
   std::map<SourceState, int> counts;
   const SourceStatus* first_error = nullptr;

@@ -57,6 +57,29 @@ TEST_CASE("header names the source, shows a failing source and the pause state",
   CHECK(contains(text, "1 warning"));
 }
 
+TEST_CASE("a long source path is elided from the left; the state markers stay on screen",
+          "[tui]") {
+  History h;
+  h.push(busy_report(1e9));
+  UiState state;
+  state.paused = true;
+  FrameContext ctx;
+  ctx.width = 80;
+  ctx.source_label = "/a/very/long/checkout/path/tests/fixtures/hosts/mlx5/recording.rdmatop";
+  const Frame frame = render_frame(h, state, ctx);
+  const std::string first = line_text(frame.front(), 1000);
+  CHECK(contains(first, "[PAUSED]"));
+  CHECK(contains(first, "\u2026mlx5/recording.rdmatop"));
+  CHECK(display_width(first) <= 80);
+}
+
+TEST_CASE("elide_left keeps the end and marks the cut", "[tui]") {
+  CHECK(elide_left("abcdef", 6, "...") == "abcdef");
+  CHECK(elide_left("abcdef", 5, "...") == "...ef");
+  CHECK(elide_left("ab\u00e9cd", 4, "\u2026") == "\u2026\u00e9cd");
+  CHECK(elide_left("abcdef", 2, "...") == "..");
+}
+
 TEST_CASE("batch frame: all ports and findings with evidence, no key bar", "[tui]") {
   History h;
   h.push(busy_report(1e9));
