@@ -15,6 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "collector/model/host_config.h"
+#include "collector/model/probe_sample.h"
+
 namespace rdmatop {
 
 /// Raw counters of one source, by their source-native name. Absent means "not provided".
@@ -89,7 +92,10 @@ struct DeviceSample {
   /// RDMA resource summary from netlink ("qp", "cq", "mr", "pd", "cm_id", "ctx", "srq" ->
   /// objects in use); empty when not read.
   CounterMap resources;
-  std::vector<PortSample> ports;  ///< sorted by port number
+  std::vector<PortSample> ports;          ///< sorted by port number
+  std::optional<DevlinkInfo> devlink;     ///< none: no devlink instance (rxe) or not read
+  std::optional<std::int32_t> numa_node;  ///< PCI device's numa_node; none when -1/virtual
+  std::vector<IrqSample> irqs;            ///< the NIC's MSI-X vectors; empty when not read
 
   bool operator==(const DeviceSample&) const = default;
 };
@@ -124,6 +130,9 @@ struct NetdevSample {
   CounterMap ethtool;                      ///< `ethtool -S` strings -> values
   std::optional<DriverInfo> driver;
   std::optional<PauseInfo> pause;
+  std::optional<DcbInfo> dcb;  ///< none: no dcbnl support (EOPNOTSUPP) or not read
+  /// mlx5 PFC storm prevention (ETHTOOL_PFC_PREVENTION_TOUT tunable), ms; 0 = disabled
+  std::optional<std::uint16_t> pfc_prevention_tout_ms;
 
   bool operator==(const NetdevSample&) const = default;
 };
@@ -137,6 +146,11 @@ struct Snapshot {
   std::vector<DeviceSample> devices;  ///< sorted by name
   std::vector<NetdevSample> netdevs;  ///< sorted by name; only netdevs of RDMA ports
   std::vector<SourceStatus> sources;  ///< in collection order
+  /// Active probe results (`rdmatop probe`, pingmesh); empty when no prober runs.
+  std::vector<ProbeTargetSample> probes;  ///< sorted by (target, transport, traffic_class)
+  std::optional<ProberCost> prober;       ///< present when a prober runs
+  /// Processes holding RDMA resources (host readiness); empty when none or not read.
+  std::vector<RdmaProcess> rdma_processes;  ///< sorted by pid
 
   bool operator==(const Snapshot&) const = default;
 };

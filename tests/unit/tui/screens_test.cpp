@@ -57,8 +57,7 @@ TEST_CASE("header names the source, shows a failing source and the pause state",
   CHECK(contains(text, "1 warning"));
 }
 
-TEST_CASE("a long source path is elided from the left; the state markers stay on screen",
-          "[tui]") {
+TEST_CASE("a long source path is elided from the left; the state markers stay on screen", "[tui]") {
   History h;
   h.push(busy_report(1e9));
   UiState state;
