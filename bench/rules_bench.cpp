@@ -4,10 +4,13 @@
 //
 //   rdmatop_bench_rules [--ports 1000] [--interval 5] [--history 600] [--measure 10]
 //   rdmatop_bench_rules --emit-promtool-test DIR [--ports 20]
+//   rdmatop_bench_rules ... --dump-findings FILE
 //
 // The second form writes DIR/bench_test.yaml: the same synthetic series in promtool's
 // unit-test format with an alert test per built-in alert at 10m, so bench/rules_vs_promtool.sh
 // can time `rdmatop rules test` against `promtool test rules` on identical work.
+// --dump-findings writes every finding with its evidence at the end, so an optimisation of the
+// engine can be checked to give byte-identical results at the scale it was measured at.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -34,6 +37,7 @@ struct Options {
   int history_s = 600;
   int measure = 10;
   std::string emit_dir;
+  std::string dump_path;
 };
 
 Options parse(int argc, char** argv) {
@@ -51,6 +55,8 @@ Options parse(int argc, char** argv) {
       o.measure = std::atoi(value);
     else if (flag == "--emit-promtool-test")
       o.emit_dir = value;
+    else if (flag == "--dump-findings")
+      o.dump_path = value;
     else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       std::exit(2);
@@ -84,6 +90,16 @@ int emit_promtool_test(const Options& o, const bench::FixturePort& port,
   std::printf("wrote %s/bench_test.yaml: %zu series x %d samples\n", o.emit_dir.c_str(),
               start.series.size(), steps + 1);
   return 0;
+}
+
+void dump_findings(const std::string& path, const std::vector<Finding>& findings) {
+  std::ofstream out(path);
+  for (const auto& f : findings) {
+    out << f.rule << ' ' << series_key("", f.labels) << ' ' << to_string(f.state) << ' ' << f.value
+        << '\n';
+    for (const auto& e : f.evidence)
+      out << "  " << series_key("", e.labels) << ' ' << e.value << '\n';
+  }
 }
 
 }  // namespace
@@ -138,5 +154,6 @@ int main(int argc, char** argv) {
               eval_median / (o.interval_s * 10.0));
   std::printf("findings at the end:        %zu (every counter grows, errors too)\n",
               diagnoser.findings().size());
+  if (!o.dump_path.empty()) dump_findings(o.dump_path, diagnoser.findings());
   return 0;
 }

@@ -15,6 +15,8 @@ void register_record_command(CLI::App& app, int& exit_code);
 void register_rules_command(CLI::App& app, int& exit_code);
 void register_demo_command(CLI::App& app, int& exit_code);
 void register_exporter_command(CLI::App& app, int& exit_code);
+void register_probe_command(CLI::App& app, int& exit_code);
+void register_responder_command(CLI::App& app, int& exit_code);
 /// Top-level flags of `rdmatop` without a subcommand (the TUI); returns what runs it.
 std::function<int()> register_tui_options(CLI::App& app);
 

@@ -45,6 +45,9 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
                   "when --sysfs-root is not /sys)")
       ->check(CLI::IsMember({"auto", "netlink", "sysfs"}))
       ->capture_default_str();
+  command.add_option("--procfs-root", options.procfs_root,
+                     "Root of the procfs tree for host readiness (RDMA processes, interrupts); "
+                     "default /proc when --sysfs-root is /sys, none otherwise");
 }
 
 void add_rule_options(CLI::App& command, RuleOptions& options) {
@@ -86,10 +89,23 @@ HostSources::HostSources(const SourceOptions& options)
   // Netlink answers for this host's kernel only; another root (fixture, capture, simulator)
   // is read from its files alone, so auto means sysfs there.
   if (live_host && counters_ != CounterSource::sysfs) netlink_ = make_live_rdma_netlink_source();
+  if (live_host) {
+    devlink_ = make_live_devlink_source();
+    dcb_ = make_live_dcb_source();
+  }
+  // Like ethtool: another host's sysfs with this host's /proc would mix two machines.
+  // /proc/interrupts has a column per CPU and a row per IRQ: allow 16 MiB.
+  constexpr std::size_t kProcfsMaxRead = 16U << 20U;
+  if (!options.procfs_root.empty()) {
+    procfs_ = make_directory_file_source(options.procfs_root, kProcfsMaxRead);
+  } else if (live_host) {
+    procfs_ = make_directory_file_source("/proc", kProcfsMaxRead);
+  }
 }
 
 CollectContext HostSources::context() const {
-  return CollectContext{*sysfs_, *ethtool_, filter_, netlink_.get(), counters_};
+  return CollectContext{*sysfs_,   *ethtool_,      filter_,    netlink_.get(),
+                        counters_, devlink_.get(), dcb_.get(), procfs_.get()};
 }
 
 }  // namespace rdmatop

@@ -20,6 +20,7 @@ struct SourceOptions {
   std::vector<std::string> devices;
   std::vector<std::string> exclude_devices;
   std::string counters = "auto";  ///< --counters: auto | netlink | sysfs
+  std::string procfs_root;        ///< --procfs-root; empty: /proc on the live host, none otherwise
 };
 
 void add_source_options(CLI::App& command, SourceOptions& options);
@@ -36,6 +37,24 @@ void add_rule_options(CLI::App& command, RuleOptions& options);
 /// "<who>: rules: <error>" and skipped (the errors stay in the result for the outputs to show).
 RuleSetLoad load_rules(const RuleOptions& options, const std::string& who);
 
+/// --probe-targets FILE (+ --probe-transport, --probe-rate): a pingmesh prober whose results
+/// every snapshot carries (docs/probes.md). Defined in cli/probe_wiring.cpp.
+struct ProbeWiringOptions {
+  std::string targets_file;  ///< empty: no prober
+  std::string transports = "rc_send";
+  double rate = 1;  ///< probes per second per stream
+};
+
+void add_probe_options(CLI::App& command, ProbeWiringOptions& options);
+
+/// `provider` unchanged without --probe-targets; else a provider whose snapshots carry the
+/// prober's results. The prober starts now, reloads the target file when it changes and stops
+/// with the provider; it reads port counters through `ctx` (which must outlive it). Target file
+/// errors go to stderr as "<who>: <file>:<line>: <error>". Error: bad --probe-transport.
+Result<SnapshotProvider> with_probe_options(SnapshotProvider provider,
+                                            const ProbeWiringOptions& options,
+                                            const CollectContext& ctx, const std::string& who);
+
 /// --from FILE: a provider replaying a recording (`rdmatop record`) in file order; the reader
 /// lives inside the provider. Errors: the file cannot be opened or is not a usable recording.
 Result<SnapshotProvider> open_replay(const std::string& path);
@@ -50,6 +69,9 @@ class HostSources {
   std::unique_ptr<FileSource> sysfs_;
   std::unique_ptr<EthtoolSource> ethtool_;
   std::unique_ptr<RdmaNetlinkSource> netlink_;  ///< nullptr unless reading the live host
+  std::unique_ptr<DevlinkSource> devlink_;      ///< nullptr unless reading the live host
+  std::unique_ptr<DcbSource> dcb_;              ///< nullptr unless reading the live host
+  std::unique_ptr<FileSource> procfs_;          ///< nullptr: no process data
   CounterSource counters_ = CounterSource::sysfs;
   DeviceFilter filter_;
 };

@@ -5,11 +5,13 @@
 #include <csignal>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "exporters/monitor/monitor.h"
 #include "exporters/prometheus/exporter_service.h"
+#include "exporters/prometheus/web_config.h"
 #include "exporters/report/report_model.h"
 #include "exporters/simulator/simulator.h"
 
@@ -24,7 +26,19 @@ struct ExporterCommandOptions {
   bool no_raw_counters = false;
   std::string demo_scenario;  ///< non-empty: serve the fabric simulator instead of this host
   std::string from;           ///< non-empty: serve a recording instead of this host
+  ProbeWiringOptions probes;
+  std::string web_config;  ///< non-empty: basic auth from this file
 };
+
+/// Reads --web-config into the service options.
+std::optional<Error> apply_web_config(const std::string& path, ExporterOptions& service) {
+  auto text = read_text_file(path);
+  if (!text) return text.error();
+  auto config = parse_web_config(*text, path);
+  if (!config) return config.error();
+  service.basic_auth_users = config->basic_auth_users;
+  return std::nullopt;
+}
 
 int run_exporter(const ExporterCommandOptions& options) {
   // Block the stop signals before any thread starts, so every thread inherits the mask and
@@ -35,13 +49,25 @@ int run_exporter(const ExporterCommandOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
+  ExporterOptions service_options = options.service;
+  if (!options.web_config.empty()) {
+    if (auto error = apply_web_config(options.web_config, service_options)) {
+      std::cerr << "rdmatop exporter: --web-config: " << error->message << "\n";
+      return static_cast<int>(ReportExit::usage);
+    }
+  }
   RuleSetLoad rules = load_rules(options.rules, "rdmatop exporter");
   // Exactly one data source: this host's collectors, or the simulator playing a scenario in a
   // loop (rdmatop demo's provider), so dashboards and alerts can be tried without hardware.
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   std::unique_ptr<sim::Simulator> simulator;
-  SnapshotProvider provider = live_provider(ctx);
+  auto probed = with_probe_options(live_provider(ctx), options.probes, ctx, "rdmatop exporter");
+  if (!probed) {
+    std::cerr << "rdmatop exporter: " << probed.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  SnapshotProvider provider = std::move(probed).value();
   if (!options.demo_scenario.empty()) {
     auto scenario = sim::load_scenario(options.demo_scenario);
     if (!scenario) {
@@ -70,7 +96,7 @@ int run_exporter(const ExporterCommandOptions& options) {
   MetricsOptions metrics;
   metrics.raw_counters = !options.no_raw_counters;
   metrics.version = RDMATOP_VERSION;
-  ExporterService service(monitor, options.service, metrics);
+  ExporterService service(monitor, std::move(service_options), metrics);
   const Result<int> port = service.start();
   if (!port) {
     std::cerr << "rdmatop exporter: " << port.error().message << "\n";
@@ -101,6 +127,7 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(0.1, 3600.0));
   add_rule_options(*cmd, options->rules);
+  add_probe_options(*cmd, options->probes);
   cmd->add_flag("--no-raw-counters", options->no_raw_counters,
                 "Do not expose the raw driver counters (rdma_raw_* families)");
   cmd->add_option("--demo", options->demo_scenario,
@@ -110,6 +137,9 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
                   "Serve a recording (rdmatop record) instead of the host, one snapshot per "
                   "--interval; the last one stays served after the end")
       ->excludes("--demo");
+  cmd->add_option("--web-config", options->web_config,
+                  "Basic auth for /metrics in the Prometheus exporter-toolkit web-config "
+                  "format (basic_auth_users with bcrypt hashes; docs/exporter.md)");
   cmd->callback([options, &exit_code] { exit_code = run_exporter(*options); });
 }
 

@@ -28,6 +28,7 @@ struct RecordOptions {
   std::uint64_t max_bytes = 0;
   unsigned rotate = 0;
   bool gzip = false;
+  ProbeWiringOptions probes;
 };
 
 volatile std::sig_atomic_t g_stop_requested = 0;
@@ -84,7 +85,12 @@ int run_record(const RecordOptions& options) {
   }
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
-  const SnapshotProvider provider = live_provider(ctx);
+  auto probed = with_probe_options(live_provider(ctx), options.probes, ctx, "rdmatop record");
+  if (!probed) {
+    std::cerr << "rdmatop record: " << probed.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  const SnapshotProvider provider = std::move(probed).value();
   RecordingWriter writer(RecordingWriterOptions{options.output, options.gzip, options.max_bytes,
                                                 options.rotate, options.interval_seconds});
   const StopSignals signals;
@@ -128,6 +134,7 @@ void register_record_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "record", "Record every snapshot to a file for later replay (docs/recording.md)");
   add_source_options(*cmd, options->sources);
+  add_probe_options(*cmd, options->probes);
   cmd->add_option("-o,--output", options->output, "Recording file (FILE.1 ... when rotating)")
       ->required();
   cmd->add_option("--interval", options->interval_seconds, "Seconds between snapshots")

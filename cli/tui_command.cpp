@@ -22,6 +22,7 @@ struct TopOptions {
   bool batch = false;
   RuleOptions rules;
   std::string from;  ///< replay this recording instead of the live host
+  ProbeWiringOptions probes;
 };
 
 int run_default(const TopOptions& options) {
@@ -29,7 +30,12 @@ int run_default(const TopOptions& options) {
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   TuiOptions tui;
-  SnapshotProvider provider = live_provider(ctx);
+  auto probed = with_probe_options(live_provider(ctx), options.probes, ctx, "rdmatop");
+  if (!probed) {
+    std::cerr << "rdmatop: " << probed.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  SnapshotProvider provider = std::move(probed).value();
   if (!options.from.empty()) {
     auto replay = open_replay(options.from);
     if (!replay) {
@@ -66,6 +72,7 @@ std::function<int()> register_tui_options(CLI::App& app) {
                "Batch mode without a terminal (1 frame unless -n); also the default when stdout "
                "is not a terminal");
   add_rule_options(app, options->rules);
+  add_probe_options(app, options->probes);
   app.add_option("--from", options->from,
                  "Replay a recording (rdmatop record) instead of this host, one snapshot per "
                  "--interval");

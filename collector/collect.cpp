@@ -35,6 +35,9 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap));
   collect_netdev_sysfs(ctx, snap);
   collect_ethtool(ctx, snap);
+  collect_devlink(ctx, snap);
+  collect_dcb(ctx, snap);
+  collect_readiness(ctx, snap);
   return snap;
 }
 

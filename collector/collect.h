@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "collector/model/snapshot.h"
+#include "collector/source/dcbnl_source.h"
+#include "collector/source/devlink_source.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
 #include "collector/source/rdma_netlink_source.h"
@@ -39,6 +41,9 @@ struct CollectContext {
   DeviceFilter filter;
   RdmaNetlinkSource* netlink = nullptr;  ///< nullptr: not available (not the live host)
   CounterSource counters = CounterSource::sysfs;
+  DevlinkSource* devlink = nullptr;    ///< nullptr: not read (not the live host)
+  DcbSource* dcb = nullptr;            ///< nullptr: not read (not the live host)
+  const FileSource* procfs = nullptr;  ///< /proc (--procfs-root); nullptr: not read
 };
 
 /// What RDMA netlink served in one tick, merged into the sysfs walk.
@@ -63,6 +68,14 @@ void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkD
 void collect_netdev_sysfs(const CollectContext& ctx, Snapshot& out);
 /// Reads ethtool stats, driver info and pause data for every netdev in `out`.
 void collect_ethtool(const CollectContext& ctx, Snapshot& out);
+
+/// Matches devlink instances (info + health reporters) to the RDMA devices by PCI address.
+void collect_devlink(const CollectContext& ctx, Snapshot& out);
+/// Reads IEEE DCB (PFC, ETS, APP table, trust) for every netdev in `out`.
+void collect_dcb(const CollectContext& ctx, Snapshot& out);
+
+/// NUMA node and MSI interrupt counts of every PCI RDMA device (host readiness).
+void collect_readiness(const CollectContext& ctx, Snapshot& out);
 
 /// Runs all collectors in order and stamps the snapshot (seq, clocks, hostname).
 Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);

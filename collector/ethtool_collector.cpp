@@ -5,6 +5,8 @@
 //  * EOPNOTSUPP for statistics            → no_data: the driver simply has none
 //  * any other statistics error           → error (ENODEV: the netdev vanished)
 //  * driver info / pause fail with EOPNOTSUPP → that field stays absent, nothing to report
+//  * the pfc-prevention-tout tunable fails with EOPNOTSUPP or EINVAL → absent, nothing to report
+//    (drivers whose get_tunable knows other tunables answer EINVAL for this one)
 //  * driver info / pause fail otherwise   → error, the reason appended to the message; whatever
 //    was read (statistics included) is kept.
 
@@ -84,6 +86,11 @@ SourceStatus collect_one(EthtoolSource& source, NetdevSample& netdev) {
     netdev.pause = std::move(pause).value();
   } else {
     note_failure(pause.error(), "pause");
+  }
+  if (auto tout = source.pfc_prevention_tout(netdev.name); tout.ok()) {
+    netdev.pfc_prevention_tout_ms = *tout;
+  } else if (tout.error().code != EINVAL) {
+    note_failure(tout.error(), "pfc-prevention-tout");
   }
   return timer.finish(state, std::move(message));
 }

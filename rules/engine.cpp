@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "rules/evidence_index.h"
 #include "rules/promql/evaluator.h"
 #include "rules/template.h"
 
@@ -130,8 +131,8 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
                             std::vector<RuleEvalError>& errors) {
   auto& active = active_[group.file + "\n" + group.name + "\n" + rule.name];
   std::map<std::string, Finding> current;
-  const std::vector<promql::Vector> inputs =
-      result.empty() ? std::vector<promql::Vector>{} : evidence_inputs(rule, history, ts);
+  EvidenceIndex evidence(result.empty() ? std::vector<promql::Vector>{}
+                                        : evidence_inputs(rule, history, ts));
   for (const auto& s : result) {
     Labels sample_labels = promql::without_metric_name(s.labels);
     Labels labels = sample_labels;
@@ -150,7 +151,9 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     for (const auto& [k, v] : rule.annotations) {
       f.annotations.emplace_back(k, expand_or_error(v, sample_labels, s.value));
     }
-    f.evidence = pick_evidence(inputs, sample_labels);
+    // The evidence is every input series whose labels agree with the alert's (on every label
+    // both carry): the counters behind the finding.
+    f.evidence = evidence.pick(sample_labels, options_.max_evidence);
     const std::string key = series_key("", labels);
     if (!current.emplace(key, std::move(f)).second) {
       errors.push_back(RuleEvalError{group.name, rule.name,
@@ -220,27 +223,6 @@ std::vector<promql::Vector> RuleEngine::evidence_inputs(const Rule& rule, const 
     if (v) inputs.push_back(std::move(v).value().vector);
   }
   return inputs;
-}
-
-std::vector<Evidence> RuleEngine::pick_evidence(const std::vector<promql::Vector>& inputs,
-                                                const Labels& sample_labels) const {
-  // The evidence is every input series whose labels agree with the alert's (on every label
-  // both carry): the counters behind the finding.
-  std::vector<Evidence> out;
-  std::set<std::string> seen;
-  for (const auto& input : inputs) {
-    for (const auto& s : input) {
-      bool agrees = true;
-      for (const auto& [k, val] : sample_labels) {
-        const std::string& mine = label_value(s.labels, k);
-        if (!mine.empty() && mine != val) agrees = false;
-      }
-      if (!agrees || !seen.insert(series_key("", s.labels)).second) continue;
-      out.push_back(Evidence{s.labels, s.value});
-      if (out.size() >= options_.max_evidence) return out;
-    }
-  }
-  return out;
 }
 
 std::vector<Finding> RuleEngine::findings() const {

@@ -55,8 +55,6 @@ class RuleEngine {
                   const History& history, promql::Timestamp ts, std::vector<RuleEvalError>& errors);
   std::vector<promql::Vector> evidence_inputs(const Rule& rule, const History& history,
                                               promql::Timestamp ts) const;
-  std::vector<Evidence> pick_evidence(const std::vector<promql::Vector>& inputs,
-                                      const Labels& sample_labels) const;
 
   std::vector<RuleGroup> groups_;
   EngineOptions options_;

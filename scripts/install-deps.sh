@@ -9,7 +9,9 @@ packages=(
   cmake g++ make pkg-config ccache clang-format
   # libraries
   libibverbs-dev librdmacm-dev libmnl-dev libncurses-dev nlohmann-json3-dev prometheus-cpp-dev
-  catch2 libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev
+  catch2 libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev libcrypt-dev
+  # the probe handshake links libcrypto (HMAC-SHA256, probes/protocol.cpp)
+  libssl-dev
   # real tools the tests compare against or drive
   ethtool iproute2 tmux prometheus curl
 )

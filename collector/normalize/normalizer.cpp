@@ -9,6 +9,8 @@
 #include <utility>
 
 #include "collector/normalize/counter_table.h"
+#include "collector/normalize/host_config_series.h"
+#include "collector/normalize/probe_series.h"
 #include "collector/parse/gid.h"
 
 namespace rdmatop {
@@ -251,10 +253,11 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
 /// mlx5e emits rx_prio{p}_pause only for priorities with PFC enabled (pfc_en_tx | pfc_en_rx;
 /// en_stats.c per_prio PFC group, roce-domain.md §3.1), so their presence IS the PFC config.
 /// rx_prio0_bytes is always emitted (per_prio traffic group): its presence proves the string
-/// set was read, so a missing pause string means "disabled", not "unknown". DCB netlink will
-/// replace this inference with the configured value.
+/// set was read, so a missing pause string means "disabled", not "unknown". The configured
+/// value from DCB netlink replaces this inference where it was read (host_config_series.cpp).
 void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
   if (view.netdev == nullptr || view.netdev_family != DriverFamily::mlx5) return;
+  if (view.netdev->dcb && view.netdev->dcb->pfc_enabled) return;
   const CounterMap& ethtool = view.netdev->ethtool;
   if (!ethtool.contains("rx_prio0_bytes")) return;
   for (int p = 0; p < kPriorityCount; ++p) {
@@ -297,6 +300,8 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
       add_mlx5_pfc_enabled(view, sink);
     }
   }
+  add_probe_series(snapshot, series);
+  add_host_config_series(snapshot, series);
 
   // Sort by series_key; a duplicate key (the same device listed twice) keeps its first series.
   std::vector<std::pair<std::string, std::size_t>> keys;

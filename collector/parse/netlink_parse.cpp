@@ -1,5 +1,7 @@
 #include "collector/parse/netlink_parse.h"
 
+#include <linux/genetlink.h>
+
 #include <algorithm>
 #include <array>
 #include <cerrno>
@@ -60,6 +62,18 @@ std::vector<std::uint8_t> message_bytes(const nlmsghdr* nlh) {
 
 const nlmsghdr* as_nlmsg(const AlignedBuffer& buf) {
   return reinterpret_cast<const nlmsghdr*>(buf.data());
+}
+
+nlmsghdr* start_genl_request(AlignedBuffer& buf, std::uint16_t family_id, std::uint8_t cmd,
+                             std::uint8_t version, std::uint16_t flags, std::uint32_t seq) {
+  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
+  nlh->nlmsg_type = family_id;
+  nlh->nlmsg_flags = flags;
+  nlh->nlmsg_seq = seq;
+  auto* genl = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
+  genl->cmd = cmd;
+  genl->version = version;
+  return nlh;
 }
 
 Result<AttrTable> parse_attrs(const nlmsghdr* nlh, unsigned offset,

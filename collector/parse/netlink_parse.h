@@ -30,6 +30,10 @@ AlignedBuffer request_buffer(std::size_t payload_len);
 /// The `nlmsg_len` bytes of `nlh`.
 std::vector<std::uint8_t> message_bytes(const nlmsghdr* nlh);
 const nlmsghdr* as_nlmsg(const AlignedBuffer& buf);
+/// Starts a generic-netlink request in `buf`: nlmsghdr (type `family_id`, `flags`, `seq`) and
+/// genlmsghdr (`cmd`, `version`); attributes follow.
+nlmsghdr* start_genl_request(AlignedBuffer& buf, std::uint16_t family_id, std::uint8_t cmd,
+                             std::uint8_t version, std::uint16_t flags, std::uint32_t seq);
 
 // --- attribute policy tables (iproute2 `rd_attr_cb` style) -----------------------------------
 

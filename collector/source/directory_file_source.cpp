@@ -17,9 +17,9 @@
 namespace rdmatop {
 namespace {
 
-// sysfs attributes are at most PAGE_SIZE (fs/sysfs/file.c); 64 KiB leaves room for larger
-// pages and fixture files while bounding what a misdirected root can make us read.
-constexpr std::size_t max_read_size = 64 * 1024;
+// sysfs attributes are at most PAGE_SIZE (fs/sysfs/file.c); the default 64 KiB
+// (make_directory_file_source) leaves room for larger pages and fixture files while bounding
+// what a misdirected root can make us read.
 
 /// Closes a file descriptor on scope exit.
 class FdGuard {
@@ -38,7 +38,8 @@ class FdGuard {
 
 class DirectoryFileSource final : public FileSource {
  public:
-  explicit DirectoryFileSource(std::string root) : root_(std::move(root)) {
+  DirectoryFileSource(std::string root, std::size_t max_read_size)
+      : root_(std::move(root)), max_read_size_(max_read_size) {
     while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
     if (root_.empty()) root_ = ".";
   }
@@ -58,9 +59,9 @@ class DirectoryFileSource final : public FileSource {
         return errno_error(errno, std::string(relpath));
       }
       if (n == 0) break;
-      if (content.size() + static_cast<std::size_t>(n) > max_read_size) {
+      if (content.size() + static_cast<std::size_t>(n) > max_read_size_) {
         return Error{EFBIG, std::string(relpath) + ": larger than " +
-                                std::to_string(max_read_size) + " bytes, not a sysfs attribute"};
+                                std::to_string(max_read_size_) + " bytes, not a sysfs attribute"};
       }
       content.append(buf.data(), static_cast<std::size_t>(n));
     }
@@ -98,7 +99,7 @@ class DirectoryFileSource final : public FileSource {
         target.resize(static_cast<std::size_t>(n));
         return target;
       }
-      if (target.size() >= max_read_size) {  // PATH_MAX is 4096; this is not a real link
+      if (target.size() >= max_read_size_) {  // PATH_MAX is 4096; this is not a real link
         return Error{ENAMETOOLONG, std::string(relpath) + ": link target too long"};
       }
       target.resize(target.size() * 2);  // possibly truncated: retry with more room
@@ -136,12 +137,14 @@ class DirectoryFileSource final : public FileSource {
   }
 
   std::string root_;
+  std::size_t max_read_size_;
 };
 
 }  // namespace
 
-std::unique_ptr<FileSource> make_directory_file_source(std::string root) {
-  return std::make_unique<DirectoryFileSource>(std::move(root));
+std::unique_ptr<FileSource> make_directory_file_source(std::string root,
+                                                       std::size_t max_read_size) {
+  return std::make_unique<DirectoryFileSource>(std::move(root), max_read_size);
 }
 
 }  // namespace rdmatop

@@ -170,6 +170,23 @@ class IoctlCalls final : public EthtoolStatsCalls {
     return info;
   }
 
+  Result<std::uint16_t> tunable_u16(const std::string& ifname, std::uint32_t id) {
+    // struct ethtool_tunable ends in a flexible array: the u16 value follows the header.
+    std::array<std::uint64_t, (sizeof(ethtool_tunable) + sizeof(std::uint16_t)) / 8 + 1> buf{};
+    auto* tuna = reinterpret_cast<ethtool_tunable*>(buf.data());
+    tuna->cmd = ETHTOOL_GTUNABLE;
+    tuna->id = id;
+    tuna->type_id = ETHTOOL_TUNABLE_U16;
+    tuna->len = sizeof(std::uint16_t);
+    if (const int err = call(ifname, tuna); err != 0) {
+      return errno_error(err, "ethtool GTUNABLE " + ifname);
+    }
+    std::uint16_t value = 0;
+    std::memcpy(&value, reinterpret_cast<const std::uint8_t*>(tuna) + sizeof(ethtool_tunable),
+                sizeof(value));
+    return value;
+  }
+
   Result<ethtool_pauseparam> pauseparam(const std::string& ifname) {
     ethtool_pauseparam param{};
     param.cmd = ETHTOOL_GPAUSEPARAM;
@@ -224,6 +241,13 @@ class IoctlEthtoolSource final : public EthtoolSource {
       info.tx_frames = nl->tx_frames;
     }
     return info;
+  }
+
+  Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname) override {
+    // The kernel checks id/type/len first (ethtool_tunable_valid: u16), then EOPNOTSUPP for a
+    // driver without get_tunable or without this tunable (mlx5 also needs the PFC stall
+    // capabilities, roce-domain.md §5.1) [src: net/ethtool/ioctl.c get_tunable].
+    return calls_.tunable_u16(ifname, ETHTOOL_PFC_PREVENTION_TOUT);
   }
 
   std::string describe() const override { return "ioctl"; }

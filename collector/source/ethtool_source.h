@@ -20,6 +20,10 @@ class EthtoolSource {
   virtual Result<DriverInfo> driver_info(const std::string& ifname) = 0;
   /// `ethtool -I -a`: link-level pause settings and, where the kernel has them, statistics.
   virtual Result<PauseInfo> pause(const std::string& ifname) = 0;
+  /// `ethtool --get-tunable IF pfc-prevention-tout` (ETHTOOL_GTUNABLE): the PFC storm-prevention
+  /// timeout in ms (mlx5; 0 = disabled, 65535 = auto). EOPNOTSUPP where it is not available,
+  /// which is the default (offline dumps do not carry it).
+  virtual Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname);
   /// Human-readable description, for messages ("ioctl", "dir tests/fixtures/x/ethtool").
   virtual std::string describe() const = 0;
 };

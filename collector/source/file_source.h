@@ -3,6 +3,7 @@
 // simulator's tree. Only implementations of this interface touch the filesystem.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,7 +27,9 @@ class FileSource {
   virtual std::string describe() const = 0;
 };
 
-/// The real filesystem under `root`.
-std::unique_ptr<FileSource> make_directory_file_source(std::string root);
+/// The real filesystem under `root`. `max_read_size` bounds one read(): sysfs attributes fit
+/// 64 KiB; procfs tables such as /proc/interrupts grow with CPUs x IRQs and need more.
+std::unique_ptr<FileSource> make_directory_file_source(std::string root,
+                                                       std::size_t max_read_size = 64 * 1024);
 
 }  // namespace rdmatop

@@ -52,4 +52,19 @@ Result<std::vector<std::uint8_t>> NetlinkSocket::receive() {
   return buf;
 }
 
+Result<std::vector<std::uint8_t>> NetlinkSocket::exchange(
+    std::span<const std::uint8_t> request,
+    const std::function<bool(std::span<const std::uint8_t>)>& complete) {
+  if (auto sent = send(request); !sent) return sent.error();
+  std::vector<std::uint8_t> reply;
+  while (!complete(reply)) {
+    auto datagram = receive();
+    if (!datagram) return datagram.error();
+    if (datagram->empty()) return Error{EPROTO, "netlink: empty datagram"};
+    reply.insert(reply.end(), datagram->begin(), datagram->end());
+    reply.resize(NLMSG_ALIGN(reply.size()), 0);
+  }
+  return reply;
+}
+
 }  // namespace rdmatop

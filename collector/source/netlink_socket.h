@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <vector>
@@ -27,6 +28,11 @@ class NetlinkSocket {
   Result<bool> send(std::span<const std::uint8_t> request);
   /// One datagram (up to 32 KiB, the most the kernel puts in one dump datagram).
   Result<std::vector<std::uint8_t>> receive();
+  /// Sends `request`, then receives datagrams (concatenated, each padded to NLMSG_ALIGNTO) until
+  /// `complete` says the reply is whole. The receive timeout bounds the loop.
+  Result<std::vector<std::uint8_t>> exchange(
+      std::span<const std::uint8_t> request,
+      const std::function<bool(std::span<const std::uint8_t>)>& complete);
 
  private:
   mnl_socket* nl_ = nullptr;

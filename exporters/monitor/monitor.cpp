@@ -28,10 +28,15 @@ std::shared_ptr<const Report> Monitor::step() {
   for (auto& e : diagnoser_.observe(current.series, unix_ms(current.snapshot.wall))) {
     errors.push_back(std::move(e));
   }
-  // The report keeps its own copy; `previous_` keeps this tick for the next tick's rates.
-  auto report = std::make_shared<const Report>(build_report(
-      previous_ ? &*previous_ : nullptr, current, diagnoser_.findings(), std::move(errors)));
-  previous_ = std::move(current);
+  // The next tick's rates need this tick's series and time only (build_report reads nothing
+  // else of `first`), so the snapshot, with every raw counter map, moves into the report
+  // instead of being copied once per tick.
+  auto rate_base = std::make_shared<Observation>();
+  rate_base->snapshot.taken = current.snapshot.taken;
+  rate_base->series = current.series;
+  auto report = std::make_shared<const Report>(
+      build_report(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors)));
+  previous_ = std::move(rate_base);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     latest_ = report;

@@ -45,7 +45,8 @@ class Monitor {
   SnapshotProvider provider_;
   Diagnoser diagnoser_;
   std::vector<std::string> rule_load_errors_;
-  std::optional<Observation> previous_;
+  /// The previous tick's series and time: the base of the next report's rates.
+  std::shared_ptr<const Observation> previous_;
   std::uint64_t seq_ = 0;
 
   mutable std::mutex mutex_;  // guards latest_ and published_

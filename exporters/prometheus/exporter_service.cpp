@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "exporters/prometheus/web_config.h"
+
 namespace rdmatop {
 
 namespace {
@@ -39,6 +41,8 @@ int serve_fixed_pages(mg_connection* conn) {
   if (uri == "/-/healthy") return send_page(conn, "text/plain; charset=utf-8", kHealthy);
   return 0;
 }
+
+constexpr std::size_t kMaxVerifiedCredentials = 64;
 
 double unix_seconds_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -89,6 +93,22 @@ ExporterView ExporterService::view() const {
   return v;
 }
 
+bool ExporterService::authorized(const std::string& user, const std::string& password) {
+  const std::string key = user + '\0' + password;
+  {
+    const std::lock_guard<std::mutex> lock(auth_mutex_);
+    if (verified_.count(key) != 0) return true;
+  }
+  const auto it = options_.basic_auth_users.find(user);
+  if (it == options_.basic_auth_users.end() || !bcrypt_matches(it->second, password)) {
+    return false;
+  }
+  const std::lock_guard<std::mutex> lock(auth_mutex_);
+  if (verified_.size() >= kMaxVerifiedCredentials) verified_.clear();
+  verified_.insert(key);
+  return true;
+}
+
 Result<int> ExporterService::start() {
   poll_once();
   static const CivetCallbacks callbacks = [] {
@@ -103,6 +123,13 @@ Result<int> ExporterService::start() {
         &callbacks);
   } catch (const std::exception& e) {
     return Error{0, "cannot listen on " + options_.listen + ": " + e.what()};
+  }
+  if (!options_.basic_auth_users.empty()) {
+    exposer_->RegisterAuth(
+        [this](const std::string& user, const std::string& password) {
+          return authorized(user, password);
+        },
+        "rdmatop", "/metrics");
   }
   collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_);
   exposer_->RegisterCollectable(collectable_);

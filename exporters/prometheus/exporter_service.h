@@ -7,8 +7,10 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -28,6 +30,8 @@ struct ExporterOptions {
   std::string listen = "9879";
   double interval_seconds = 5.0;
   std::size_t http_threads = 2;
+  /// user -> bcrypt hash (--web-config's basic_auth_users); non-empty: /metrics needs one.
+  std::map<std::string, std::string> basic_auth_users;
 };
 
 class ExporterService {
@@ -47,6 +51,7 @@ class ExporterService {
 
  private:
   void poll_once();
+  bool authorized(const std::string& user, const std::string& password);
   void poll_loop(const std::stop_token& stop);
   ExporterView view() const;
 
@@ -57,6 +62,11 @@ class ExporterService {
   mutable std::mutex mutex_;  // guards poll_ (the Report itself is published by Monitor)
   PollStatus poll_;
   std::condition_variable_any wake_;
+
+  std::mutex auth_mutex_;  // guards verified_
+  /// user + '\0' + password pairs that matched: bcrypt costs ~0.1 s by design, too much for
+  /// every scrape (the exporter-toolkit caches verified credentials for the same reason).
+  std::set<std::string> verified_;
 
   std::shared_ptr<ReportCollectable> collectable_;
   std::unique_ptr<prometheus::Exposer> exposer_;

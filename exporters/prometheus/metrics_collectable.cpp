@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "collector/normalize/counter_table.h"
+#include "exporters/prometheus/probe_metrics.h"
 
 namespace rdmatop {
 
@@ -228,14 +229,32 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
             "Rule files that failed to load plus rule evaluation errors in the last collection.",
             MetricType::Gauge, {}, static_cast<double>(report.rule_errors.size()));
   }
-  return out.take();
+  std::vector<MetricFamily> families = out.take();
+  if (view.report != nullptr) merge_metric_families(families, probe_metric_families(*view.report));
+  return families;
 }
 
 ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options)
     : view_(std::move(view)), options_(std::move(options)) {}
 
 std::vector<MetricFamily> ReportCollectable::Collect() const {
-  return build_metric_families(view_(), options_);
+  ExporterView view = view_();
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (cached_.families != nullptr && cached_.report == view.report &&
+        cached_.polls == view.poll.polls) {
+      return *cached_.families;
+    }
+  }
+  // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
+  // racing on a new collection may both build it, and both results are identical.
+  auto families =
+      std::make_shared<const std::vector<MetricFamily>>(build_metric_families(view, options_));
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (cached_.families == nullptr || view.poll.polls >= cached_.polls) {
+    cached_ = Cached{std::move(view.report), view.poll.polls, families};
+  }
+  return *families;
 }
 
 }  // namespace rdmatop

@@ -1,8 +1,8 @@
 // The exporter's data model: one Report (plus the poll loop's own health) -> the Prometheus
 // metric families a scrape returns. Pure: no I/O, no clock, no HTTP, so it is unit-tested with
-// prometheus-cpp's TextSerializer alone. Values are built at scrape time from the latest
-// published Report because prometheus-cpp's Counter only increments and cannot mirror an
-// absolute kernel counter (prometheus-cpp core/include/prometheus/counter.h).
+// prometheus-cpp's TextSerializer alone. Values are built from the latest published Report
+// (once per collection, see ReportCollectable) because prometheus-cpp's Counter only increments and
+// cannot mirror an absolute kernel counter (prometheus-cpp core/include/prometheus/counter.h).
 #pragma once
 
 #include <prometheus/collectable.h>
@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -41,15 +42,25 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
                                                             const MetricsOptions& options);
 
 /// Adapts build_metric_families to prometheus-cpp's pull interface. `view` must be cheap and
-/// thread-safe: scrapes call it concurrently and must never touch the kernel.
+/// thread-safe: scrapes call it concurrently and must never touch the kernel. The families are
+/// built once per collection (per published Report and poll count) and every scrape of that
+/// collection is served the cached families: building them was most of a scrape's time.
 class ReportCollectable : public prometheus::Collectable {
  public:
   ReportCollectable(std::function<ExporterView()> view, MetricsOptions options);
   std::vector<prometheus::MetricFamily> Collect() const override;
 
  private:
+  struct Cached {
+    std::shared_ptr<const Report> report;  ///< held, so a new Report can never reuse its address
+    std::uint64_t polls = 0;
+    std::shared_ptr<const std::vector<prometheus::MetricFamily>> families;
+  };
+
   std::function<ExporterView()> view_;
   MetricsOptions options_;
+  mutable std::mutex mutex_;  // guards cached_
+  mutable Cached cached_;
 };
 
 }  // namespace rdmatop

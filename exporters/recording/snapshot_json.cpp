@@ -1,11 +1,14 @@
 #include "exporters/recording/snapshot_json.h"
 
+#include "exporters/host_config_json.h"
 #include "exporters/json_util.h"
 
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace rdmatop {
 
@@ -55,7 +58,10 @@ ojson device_json(const DeviceSample& dev) {
           {"pci_address", dev.pci_address},
           {"hw_counters", counters_json(dev.hw_counters)},
           {"resources", counters_json(dev.resources)},
-          {"ports", std::move(ports)}};
+          {"ports", std::move(ports)},
+          {"devlink", devlink_json(dev.devlink)},
+          {"numa_node", optional_json(dev.numa_node)},
+          {"irqs", irqs_json(dev.irqs)}};
 }
 
 ojson netdev_json(const NetdevSample& nd) {
@@ -83,7 +89,9 @@ ojson netdev_json(const NetdevSample& nd) {
           {"statistics", counters_json(nd.statistics)},
           {"ethtool", counters_json(nd.ethtool)},
           {"driver", std::move(driver)},
-          {"pause", std::move(pause)}};
+          {"pause", std::move(pause)},
+          {"dcb", dcb_json(nd.dcb)},
+          {"pfc_prevention_tout_ms", optional_json(nd.pfc_prevention_tout_ms)}};
 }
 
 ojson source_json(const SourceStatus& s) {
@@ -92,6 +100,42 @@ ojson source_json(const SourceStatus& s) {
           {"state", to_string(s.state)},
           {"message", s.message},
           {"duration_ns", s.duration.count()}};
+}
+
+ojson probe_json(const ProbeTargetSample& p) {
+  ojson window = nullptr;
+  if (p.window) {
+    window = {{"count", p.window->count}, {"min", p.window->min}, {"p50", p.window->p50},
+              {"p90", p.window->p90},     {"p99", p.window->p99}, {"p999", p.window->p999},
+              {"max", p.window->max}};
+  }
+  return {{"target", p.target},
+          {"group", p.group},
+          {"transport", p.transport},
+          {"traffic_class", optional_json(p.traffic_class)},
+          {"local_device", p.local_device},
+          {"connected", p.connected},
+          {"sent", p.sent},
+          {"answered", p.answered},
+          {"timed_out", p.timed_out},
+          {"connect_failures", p.connect_failures},
+          {"qp_errors", p.qp_errors},
+          {"wc_errors", counters_json(p.wc_errors)},
+          {"last_error", p.last_error},
+          {"bucket_upper_seconds", p.bucket_upper_seconds},
+          {"bucket_counts", p.bucket_counts},
+          {"rtt_sum_seconds", p.rtt_sum_seconds},
+          {"window", std::move(window)},
+          {"retransmits", optional_json(p.retransmits)},
+          {"retransmit_scope", p.retransmit_scope}};
+}
+
+ojson prober_json(const std::optional<ProberCost>& cost) {
+  if (!cost) return nullptr;
+  return {{"cpu_seconds", cost->cpu_seconds},
+          {"qps", cost->qps},
+          {"registered_bytes", cost->registered_bytes},
+          {"targets", cost->targets}};
 }
 
 // ---- decoding -------------------------------------------------------------------------------
@@ -230,6 +274,123 @@ SourceState decode_state(const json& v, const std::string& path) {
   fail(path, "unknown source state \"" + text + "\"");
 }
 
+// ---- host configuration (host_config.h; encoded by exporters/host_config_json.cpp) --------
+// Added to version 1 later: every key is optional on read, missing = absent/empty.
+
+template <class T>
+T decode_small(const json& v, const std::string& path) {
+  const auto wide = decode<std::int64_t>(v, path);
+  if (wide < std::numeric_limits<T>::min() || wide > std::numeric_limits<T>::max()) {
+    fail(path, "out of range");
+  }
+  return static_cast<T>(wide);
+}
+
+template <class T>
+std::optional<T> optional_small(const json& parent, const Object& o, const char* key) {
+  const auto it = parent.find(key);
+  if (it == parent.end() || it->is_null()) return std::nullopt;
+  return decode_small<T>(*it, o.child(key));
+}
+
+/// A number array; u64 elements decode as such, narrower ones range-checked.
+template <class T>
+std::vector<T> small_numbers(const json& parent, const Object& o, const char* key) {
+  std::vector<T> out;
+  if (!parent.contains(key)) return out;
+  o.array(key, [&out](const json& v, const std::string& p) {
+    if constexpr (std::is_same_v<T, std::uint64_t>) {
+      out.push_back(decode<std::uint64_t>(v, p));
+    } else {
+      out.push_back(decode_small<T>(v, p));
+    }
+  });
+  return out;
+}
+
+std::map<std::string, std::string, std::less<>> decode_strings(const json& parent, const Object& o,
+                                                               const char* key) {
+  std::map<std::string, std::string, std::less<>> out;
+  if (!parent.contains(key)) return out;
+  const json& map = o.at(key);
+  if (!map.is_object()) fail(o.child(key), "expected an object of strings");
+  for (const auto& [k, v] : map.items())
+    out.emplace(k, decode<std::string>(v, o.child(key) + "." + k));
+  return out;
+}
+
+DevlinkInfo decode_devlink(const json& v, const std::string& path) {
+  const Object o(v, path);
+  DevlinkInfo d;
+  d.bus_name = o.get<std::string>("bus_name");
+  d.dev_name = o.get<std::string>("dev_name");
+  d.driver = o.added_string("driver");
+  d.serial_number = o.added_string("serial_number");
+  d.board_serial_number = o.added_string("board_serial_number");
+  d.fixed = decode_strings(v, o, "fixed");
+  d.running = decode_strings(v, o, "running");
+  d.stored = decode_strings(v, o, "stored");
+  if (v.contains("reporters")) {
+    o.array("reporters", [&d](const json& r, const std::string& rpath) {
+      const Object ro(r, rpath);
+      d.reporters.push_back(DevlinkHealthReporter{
+          ro.get<std::string>("name"), ro.added_string("state"),
+          ro.optional<std::uint64_t>("error_count"), ro.optional<std::uint64_t>("recover_count"),
+          ro.optional<std::uint64_t>("last_dump_ts_ms"),
+          ro.optional<std::uint64_t>("grace_period_ms"), ro.optional<bool>("auto_recover"),
+          ro.optional<bool>("auto_dump")});
+    });
+  }
+  return d;
+}
+
+DcbInfo decode_dcb(const json& v, const std::string& path) {
+  const Object o(v, path);
+  DcbInfo d;
+  d.pfc_enabled = optional_small<std::uint8_t>(v, o, "pfc_enabled");
+  d.pfc_cap = optional_small<std::uint8_t>(v, o, "pfc_cap");
+  d.pfc_delay = optional_small<std::uint16_t>(v, o, "pfc_delay");
+  d.pfc_requests = small_numbers<std::uint64_t>(v, o, "pfc_requests");
+  d.pfc_indications = small_numbers<std::uint64_t>(v, o, "pfc_indications");
+  d.ets_prio_tc = small_numbers<std::uint8_t>(v, o, "ets_prio_tc");
+  d.ets_tc_bw = small_numbers<std::uint8_t>(v, o, "ets_tc_bw");
+  d.ets_tc_tsa = small_numbers<std::uint8_t>(v, o, "ets_tc_tsa");
+  if (v.contains("app")) {
+    o.array("app", [&d](const json& a, const std::string& apath) {
+      const Object ao(a, apath);
+      d.app.push_back(
+          DcbAppEntry{decode_small<std::uint8_t>(ao.at("selector"), ao.child("selector")),
+                      decode_small<std::uint16_t>(ao.at("protocol"), ao.child("protocol")),
+                      decode_small<std::uint8_t>(ao.at("priority"), ao.child("priority"))});
+    });
+  }
+  d.trust = o.added_string("trust");
+  return d;
+}
+
+RdmaProcess decode_rdma_process(const json& v, const std::string& path) {
+  const Object o(v, path);
+  RdmaProcess p;
+  p.pid = o.get<std::uint32_t>("pid");
+  p.comm = o.added_string("comm");
+  const auto counts = [&](const char* key) {
+    std::map<std::string, std::uint32_t, std::less<>> out;
+    for (const auto& [k, n] : o.counters(key, /*added_later=*/true)) {
+      if (n > std::numeric_limits<std::uint32_t>::max())
+        fail(o.child(key) + "." + k, "out of 32-bit range");
+      out.emplace(k, static_cast<std::uint32_t>(n));
+    }
+    return out;
+  };
+  p.qps = counts("qps");
+  p.cqs = counts("cqs");
+  p.mrs = counts("mrs");
+  p.memlock_soft_bytes = o.optional<std::uint64_t>("memlock_soft_bytes");
+  p.memlock_unlimited = o.optional<bool>("memlock_unlimited").value_or(false);
+  p.cpu_numa_nodes = small_numbers<std::int32_t>(v, o, "cpu_numa_nodes");
+  return p;
+}
+
 PortSample decode_port(const json& v, const std::string& path) {
   const Object o(v, path);
   PortSample p;
@@ -273,6 +434,17 @@ DeviceSample decode_device(const json& v, const std::string& path) {
   o.array("ports", [&d](const json& p, const std::string& ppath) {
     d.ports.push_back(decode_port(p, ppath));
   });
+  if (const auto it = v.find("devlink"); it != v.end() && !it->is_null()) {
+    d.devlink = decode_devlink(*it, o.child("devlink"));
+  }
+  d.numa_node = optional_small<std::int32_t>(v, o, "numa_node");
+  if (v.contains("irqs")) {
+    o.array("irqs", [&d](const json& i, const std::string& ipath) {
+      const Object io(i, ipath);
+      d.irqs.push_back(IrqSample{io.get<std::uint32_t>("irq"), io.get<std::string>("name"),
+                                 io.get<std::uint64_t>("count")});
+    });
+  }
   return d;
 }
 
@@ -298,6 +470,10 @@ NetdevSample decode_netdev(const json& v, const std::string& path) {
         PauseInfo{p.optional<bool>("autoneg"), p.optional<bool>("rx"), p.optional<bool>("tx"),
                   p.optional<std::uint64_t>("rx_frames"), p.optional<std::uint64_t>("tx_frames")};
   }
+  if (const auto it = v.find("dcb"); it != v.end() && !it->is_null()) {
+    n.dcb = decode_dcb(*it, o.child("dcb"));
+  }
+  n.pfc_prevention_tout_ms = optional_small<std::uint16_t>(v, o, "pfc_prevention_tout_ms");
   return n;
 }
 
@@ -312,6 +488,54 @@ SourceStatus decode_source(const json& v, const std::string& path) {
   return s;
 }
 
+template <class T>
+std::vector<T> decode_numbers(const Object& o, const char* key) {
+  std::vector<T> out;
+  o.array(key,
+          [&out](const json& v, const std::string& path) { out.push_back(decode<T>(v, path)); });
+  return out;
+}
+
+ProbeTargetSample decode_probe(const json& v, const std::string& path) {
+  const Object o(v, path);
+  ProbeTargetSample p;
+  p.target = o.get<std::string>("target");
+  p.group = o.get<std::string>("group");
+  p.transport = o.get<std::string>("transport");
+  p.traffic_class = o.optional<std::uint32_t>("traffic_class");
+  p.local_device = o.get<std::string>("local_device");
+  p.connected = o.get<bool>("connected");
+  p.sent = o.get<std::uint64_t>("sent");
+  p.answered = o.get<std::uint64_t>("answered");
+  p.timed_out = o.get<std::uint64_t>("timed_out");
+  p.connect_failures = o.get<std::uint64_t>("connect_failures");
+  p.qp_errors = o.get<std::uint64_t>("qp_errors");
+  p.wc_errors = o.counters("wc_errors");
+  p.last_error = o.get<std::string>("last_error");
+  p.bucket_upper_seconds = decode_numbers<double>(o, "bucket_upper_seconds");
+  p.bucket_counts = decode_numbers<std::uint64_t>(o, "bucket_counts");
+  if (p.bucket_counts.size() != p.bucket_upper_seconds.size()) {
+    fail(o.child("bucket_counts"), "expected as many counts as bucket_upper_seconds");
+  }
+  p.rtt_sum_seconds = o.get<double>("rtt_sum_seconds");
+  if (const json& w = o.at("window"); !w.is_null()) {
+    const Object wo(w, o.child("window"));
+    p.window =
+        RttSummary{wo.get<std::uint64_t>("count"), wo.get<double>("min"), wo.get<double>("p50"),
+                   wo.get<double>("p90"),          wo.get<double>("p99"), wo.get<double>("p999"),
+                   wo.get<double>("max")};
+  }
+  p.retransmits = o.optional<std::uint64_t>("retransmits");
+  p.retransmit_scope = o.get<std::string>("retransmit_scope");
+  return p;
+}
+
+ProberCost decode_prober(const json& v, const std::string& path) {
+  const Object o(v, path);
+  return ProberCost{o.get<double>("cpu_seconds"), o.get<std::uint32_t>("qps"),
+                    o.get<std::uint64_t>("registered_bytes"), o.get<std::uint32_t>("targets")};
+}
+
 }  // namespace
 
 nlohmann::ordered_json snapshot_to_json(const Snapshot& snapshot,
@@ -322,6 +546,10 @@ nlohmann::ordered_json snapshot_to_json(const Snapshot& snapshot,
   for (const auto& n : snapshot.netdevs) netdevs.push_back(netdev_json(n));
   ojson sources = ojson::array();
   for (const auto& s : snapshot.sources) sources.push_back(source_json(s));
+  ojson probes = ojson::array();
+  for (const auto& p : snapshot.probes) probes.push_back(probe_json(p));
+  ojson processes = ojson::array();
+  for (const auto& p : snapshot.rdma_processes) processes.push_back(rdma_process_json(p));
   const auto wall_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(snapshot.wall.time_since_epoch());
   const auto offset_ns =
@@ -332,7 +560,10 @@ nlohmann::ordered_json snapshot_to_json(const Snapshot& snapshot,
           {"hostname", snapshot.hostname},
           {"devices", std::move(devices)},
           {"netdevs", std::move(netdevs)},
-          {"sources", std::move(sources)}};
+          {"sources", std::move(sources)},
+          {"probes", std::move(probes)},
+          {"prober", prober_json(snapshot.prober)},
+          {"rdma_processes", std::move(processes)}};
 }
 
 Result<Snapshot> snapshot_from_json(const json& json_doc,
@@ -355,6 +586,20 @@ Result<Snapshot> snapshot_from_json(const json& json_doc,
     o.array("sources", [&s](const json& v, const std::string& path) {
       s.sources.push_back(decode_source(v, path));
     });
+    // probes/prober were added to version 1 later: older files lack them (no prober ran).
+    if (json_doc.contains("probes")) {
+      o.array("probes", [&s](const json& v, const std::string& path) {
+        s.probes.push_back(decode_probe(v, path));
+      });
+    }
+    if (const auto it = json_doc.find("prober"); it != json_doc.end() && !it->is_null()) {
+      s.prober = decode_prober(*it, "prober");
+    }
+    if (json_doc.contains("rdma_processes")) {
+      o.array("rdma_processes", [&s](const json& v, const std::string& path) {
+        s.rdma_processes.push_back(decode_rdma_process(v, path));
+      });
+    }
     return s;
   } catch (const DecodeError& e) {
     return Error{0, e.message};

@@ -7,6 +7,9 @@
 #include <nlohmann/json.hpp>
 
 #include "exporters/json_util.h"
+#include "exporters/report/config_section.h"
+#include "exporters/report/probe_section.h"
+#include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
 
 namespace rdmatop {
@@ -162,6 +165,8 @@ std::string render_report_json(const Report& report) {
   json netdevs = json::array();
   for (const auto& nd : snap.netdevs) netdevs.push_back(netdev_json(nd));
   doc["netdevs"] = std::move(netdevs);
+  doc["roce_configuration"] = render_config_json(report);
+  doc["host_readiness"] = render_readiness_json(report);
   json sources = json::array();
   for (const auto& st : snap.sources) {
     sources.push_back(
@@ -172,6 +177,8 @@ std::string render_report_json(const Report& report) {
              {"duration_seconds", std::chrono::duration<double>(st.duration).count()}});
   }
   doc["sources"] = std::move(sources);
+  // Only when a prober ran, so reports of hosts without one keep their exact shape.
+  if (!snap.probes.empty() || snap.prober) doc["probes"] = probe_section_json(report);
   doc["rule_errors"] = report.rule_errors;
   // Invalid UTF-8 in a driver string must not abort the report: replace it.
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";

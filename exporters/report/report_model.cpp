@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 
+#include "collector/normalize/host_config_series.h"
 #include "collector/normalize/normalizer.h"
+#include "collector/normalize/probe_series.h"
 #include "collector/parse/gid.h"
 #include "rules/diagnoser.h"
 
@@ -46,6 +48,13 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
   const std::vector<Series> now = std::move(last.series);
   report.snapshot = std::move(last.snapshot);
   const Snapshot& snap = report.snapshot;
+  const auto rate_of = [&](const Series& s) {
+    if (s.kind != SeriesKind::counter || first == nullptr) return Rate{};
+    const auto it = before_by_key.find(series_key(s.name, s.labels));
+    const std::optional<CounterPoint> prev =
+        it == before_by_key.end() ? std::nullopt : point_of(*it->second, first->snapshot.taken);
+    return compute_rate(prev, point_of(s, snap.taken), s.wrap_modulus, stale_after);
+  };
   for (std::size_t d = 0; d < snap.devices.size(); ++d) {
     const DeviceSample& dev = snap.devices[d];
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
@@ -58,18 +67,17 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
       }
       pr.roce_v2_gid = first_routable_roce_v2(port.gids);
       for (const Series& s : now) {
-        if (!belongs_to(s, dev, port)) continue;
-        Rate rate;
-        if (s.kind == SeriesKind::counter && first != nullptr) {
-          const auto it = before_by_key.find(series_key(s.name, s.labels));
-          const std::optional<CounterPoint> prev =
-              it == before_by_key.end() ? std::nullopt
-                                        : point_of(*it->second, first->snapshot.taken);
-          rate = compute_rate(prev, point_of(s, snap.taken), s.wrap_modulus, stale_after);
-        }
-        pr.series.push_back(SeriesWithRate{s, rate});
+        if (belongs_to(s, dev, port)) pr.series.push_back(SeriesWithRate{s, rate_of(s)});
       }
       report.ports.push_back(std::move(pr));
+    }
+  }
+  for (const Series& s : now) {
+    if (find_probe_metric(s.name) != nullptr) {
+      report.probe_series.push_back(SeriesWithRate{s, rate_of(s)});
+    }
+    if (find_host_config_metric(s.name) != nullptr && label_value(s.labels, "port").empty()) {
+      report.host_series.push_back(SeriesWithRate{s, rate_of(s)});
     }
   }
   return report;

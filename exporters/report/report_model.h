@@ -30,11 +30,16 @@ struct PortReport {
 };
 
 struct Report {
-  Snapshot snapshot;                     ///< the later of the two snapshots: what the report shows
-  double interval_seconds = 0;           ///< measured between the two snapshots; 0 for a single one
-  std::vector<PortReport> ports;         ///< in device, port order
-  std::vector<Finding> findings;         ///< most severe first
-  std::vector<std::string> rule_errors;  ///< rule files that failed to load or evaluate
+  Snapshot snapshot;              ///< the later of the two snapshots: what the report shows
+  double interval_seconds = 0;    ///< measured between the two snapshots; 0 for a single one
+  std::vector<PortReport> ports;  ///< in device, port order
+  /// Active-probe series (collector/normalize/probe_series.h): per stream, not per port.
+  std::vector<SeriesWithRate> probe_series;  ///< sorted by series key
+  /// Device-scope host-configuration series (host_config_series.h: IRQ counts, devlink,
+  /// firmware), with rates.
+  std::vector<SeriesWithRate> host_series;  ///< sorted by series key
+  std::vector<Finding> findings;            ///< most severe first
+  std::vector<std::string> rule_errors;     ///< rule files that failed to load or evaluate
 };
 
 /// `first` may be null (single snapshot: every rate is init).

@@ -8,6 +8,9 @@
 #include <set>
 
 #include "collector/parse/gid.h"
+#include "exporters/report/config_section.h"
+#include "exporters/report/probe_section.h"
+#include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
 #include "exporters/report/text_table.h"
 #include "exporters/report/units.h"
@@ -229,6 +232,11 @@ std::string render_report_text(const Report& report) {
     out += "  Canonical series (per-priority zeros omitted; --json has every value)\n" +
            series_table(pr);
   }
+  if (const std::string probes = render_probe_section_text(report); !probes.empty()) {
+    out += "\nPROBES\n" + probes;
+  }
+  out += "\nROCE CONFIGURATION\n" + render_config_text(report);
+  out += "\nHOST READINESS\n" + render_readiness_text(report);
   out += "\nSOURCES\n" + sources(snap, report.rule_errors);
   return out;
 }

@@ -43,6 +43,9 @@ struct PortState {
   PortConditions conditions;
   std::map<std::string, double> counters;  ///< model counter name -> running total
   std::uint64_t reloads = 0;               ///< driver reloads so far (counters restarted)
+  /// Accumulators of the port's simulated probe streams (probe_model.h); a driver reload does
+  /// not touch them (the prober reconnects, its counts go on).
+  std::map<std::string, double> probes;
 };
 
 struct HostModel {

@@ -201,7 +201,8 @@ Result<Phase> parse_phase(const std::string& origin, const YAML::Node& node) {
 }
 
 Result<Expectation> parse_expectation(const std::string& origin, const YAML::Node& node) {
-  if (auto ok = check_keys(origin, node, {"alert", "device", "port", "priority", "within_ticks"},
+  if (auto ok = check_keys(origin, node,
+                           {"alert", "device", "port", "priority", "target", "within_ticks"},
                            "expect entry");
       !ok) {
     return ok.error();
@@ -210,11 +211,16 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
   auto alert = scalar(origin, node["alert"], "alert");
   auto device = scalar(origin, node["device"], "device");
   auto within = scalar(origin, node["within_ticks"], "within_ticks");
-  if (!alert || !device || !within) {
-    return error_at(origin, node, "expect entry needs alert, device and within_ticks");
+  // A probe alert is about a target, not a port: `target` replaces `device`.
+  auto target = node["target"] ? scalar(origin, node["target"], "target") : Result<std::string>{""};
+  if (!alert || !within || !target || (!device && target->empty())) {
+    return error_at(origin, node,
+                    "expect entry needs alert, device and within_ticks (target instead of device "
+                    "for a probe alert)");
   }
   e.alert = *alert;
-  e.device = *device;
+  if (device) e.device = *device;
+  e.target = *target;
   const auto ticks = parse_number(*within);
   if (!ticks || *ticks < 1 || std::floor(*ticks) != *ticks) {
     return error_at(origin, node["within_ticks"], "within_ticks must be a positive integer");

@@ -64,6 +64,7 @@ struct Expectation {
   std::uint32_t port = 1;
   std::optional<int> priority;
   int within_ticks = 0;  ///< at the scenario's interval, counted from the first tick
+  std::string target;    ///< probe alerts: the probe stream's target (device/port then unused)
 };
 
 /// A counter's starting value on some ports (model counter names, docs/scenarios.md).

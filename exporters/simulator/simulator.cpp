@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "exporters/simulator/builtin_scenarios.h"
+#include "exporters/simulator/probe_model.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop::sim {
@@ -125,6 +126,7 @@ Result<bool> Simulator::tick() {
   for (const PortState& p : host_.ports) conditions.push_back(conditions_at(phase, p));
   set_conditions(host_, conditions);
   advance(host_, interval_s_);
+  advance_probes(host_, interval_s_);
   elapsed_s_ += interval_s_;
   ++ticks_;
   phase_name_ = scenario_.phases[phase].name;
@@ -153,6 +155,9 @@ SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
     snap.taken = sim.steady_now();
     snap.wall = sim.wall_now();
     snap.hostname = kSimulatedHostname;
+    // A prober is a process, not a file in the tree: its results are the model's (probe_model.h).
+    snap.probes = simulated_probes(sim.host());
+    snap.prober = simulated_prober_cost(sim.host());
     return snap;
   };
 }

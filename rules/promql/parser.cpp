@@ -172,9 +172,7 @@ class Parser {
       auto op = peek_binop();
       if (!op || precedence(*op) < min_prec) return lhs;
       const Token op_tok = next();
-      auto e = std::make_unique<Expr>();
-      e->kind = ExprKind::binary;
-      e->pos = op_tok.pos;
+      auto e = node(ExprKind::binary, op_tok.pos);
       e->op = *op;
       const bool has_matching_clause = parse_binary_modifiers(*e);
       // `^` is right-associative; everything else is left-associative.
@@ -266,10 +264,8 @@ class Parser {
         operand->pos = t.pos;
         return operand;
       }
-      auto e = std::make_unique<Expr>();
-      e->kind = ExprKind::unary;
+      auto e = node(ExprKind::unary, t.pos);
       e->op = BinaryOp::sub;
-      e->pos = t.pos;
       e->args.push_back(std::move(operand));
       return e;
     }
@@ -283,9 +279,7 @@ class Parser {
         const Token range = expect(TokenKind::duration, "range selector");
         if (peek().kind == TokenKind::colon) {
           next();
-          auto sq = std::make_unique<Expr>();
-          sq->kind = ExprKind::subquery;
-          sq->pos = open.pos;
+          auto sq = node(ExprKind::subquery, open.pos);
           sq->range_ms = range.duration_ms;
           if (peek().kind == TokenKind::duration) sq->step_ms = next().duration_ms;
           expect(TokenKind::rbracket, "subquery");
@@ -348,30 +342,31 @@ class Parser {
     return out;
   }
 
+  static ExprPtr node(ExprKind kind, std::size_t pos) {
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->pos = pos;
+    return e;
+  }
+
   ExprPtr parse_primary() {
     const Token t = peek();
     switch (t.kind) {
       case TokenKind::number: {
         next();
-        auto e = std::make_unique<Expr>();
-        e->kind = ExprKind::number;
+        auto e = node(ExprKind::number, t.pos);
         e->number = t.number;
-        e->pos = t.pos;
         return e;
       }
       case TokenKind::string: {
         next();
-        auto e = std::make_unique<Expr>();
-        e->kind = ExprKind::string;
+        auto e = node(ExprKind::string, t.pos);
         e->text = t.text;
-        e->pos = t.pos;
         return e;
       }
       case TokenKind::lparen: {
         next();
-        auto e = std::make_unique<Expr>();
-        e->kind = ExprKind::paren;
-        e->pos = t.pos;
+        auto e = node(ExprKind::paren, t.pos);
         e->args.push_back(parse_binary(0));
         expect(TokenKind::rparen, "parenthesized expression");
         return e;
@@ -395,9 +390,7 @@ class Parser {
   }
 
   ExprPtr parse_selector(const std::string& name, std::size_t pos) {
-    auto e = std::make_unique<Expr>();
-    e->kind = ExprKind::vector_selector;
-    e->pos = pos;
+    auto e = node(ExprKind::vector_selector, pos);
     e->text = name;
     if (!name.empty()) {
       e->matchers.push_back(LabelMatcher{kMetricNameLabel, MatchOp::equal, name, nullptr});
@@ -466,9 +459,7 @@ class Parser {
     const Token name = next();
     const FunctionSpec* spec = find_function(name.text);
     if (spec == nullptr) fail(name.pos, "unknown function with name \"" + name.text + "\"");
-    auto e = std::make_unique<Expr>();
-    e->kind = ExprKind::call;
-    e->pos = name.pos;
+    auto e = node(ExprKind::call, name.pos);
     e->text = name.text;
     expect(TokenKind::lparen, "function call");
     while (peek().kind != TokenKind::rparen) {
@@ -500,9 +491,7 @@ class Parser {
 
   ExprPtr parse_aggregate() {
     const Token name = next();
-    auto e = std::make_unique<Expr>();
-    e->kind = ExprKind::aggregate;
-    e->pos = name.pos;
+    auto e = node(ExprKind::aggregate, name.pos);
     e->text = name.text;
     bool grouped = false;
     auto parse_grouping = [&] {

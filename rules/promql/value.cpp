@@ -9,6 +9,20 @@
 namespace rdmatop::promql {
 
 namespace {
+
+/// A label value as PromQL and the exposition format quote it: backslash, quote and newline
+/// escaped.
+void append_escaped(std::string& out, const std::string& value) {
+  for (char c : value) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+}
+
 constexpr std::uint64_t kStaleNanBits = 0x7ff0000000000002ULL;
 }  // namespace
 
@@ -71,14 +85,7 @@ std::string format_labels(const Labels& labels) {
     first = false;
     out += key;
     out += "=\"";
-    for (char c : value) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
+    append_escaped(out, value);
     out += '"';
   }
   out += '}';
@@ -152,14 +159,7 @@ std::string format_labels_plain(const Labels& labels) {
     if (!first) out += ", ";
     first = false;
     out += key + "=\"";
-    for (char c : value) {
-      if (c == '"' || c == '\\') out += '\\';
-      if (c == '\n') {
-        out += "\\n";
-        continue;
-      }
-      out += c;
-    }
+    append_escaped(out, value);
     out += '"';
   }
   return out + "}";

@@ -8,6 +8,12 @@ add_test(NAME exporter.deploy COMMAND ${_exporter_dir}/deploy_test.sh $<TARGET_F
 add_test(NAME exporter.demo COMMAND ${_exporter_dir}/demo_test.sh $<TARGET_FILE:rdmatop>)
 add_test(NAME exporter.load COMMAND ${_exporter_dir}/load_test.sh $<TARGET_FILE:rdmatop>)
 add_test(NAME exporter.replay COMMAND ${_exporter_dir}/replay_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.web_config
+         COMMAND ${_exporter_dir}/web_config_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.http exporter.prometheus_storm exporter.deploy exporter.demo
-                     exporter.load exporter.replay
+                     exporter.load exporter.replay exporter.web_config
                      PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)
+add_test(NAME exporter.probe_histogram
+         COMMAND ${_exporter_dir}/probe_histogram_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(exporter.probe_histogram PROPERTIES LABELS exporter SKIP_RETURN_CODE 77
+                     TIMEOUT 300)

@@ -79,14 +79,17 @@ void check_scenario(const sim::Scenario& scenario) {
 
   for (const auto& e : scenario.expect) {
     const std::string prio = e.priority ? std::to_string(*e.priority) : "";
-    const std::size_t tick = test::first_firing_tick(played, e.alert, e.device, e.port, prio);
+    const std::size_t tick = e.target.empty()
+                                 ? test::first_firing_tick(played, e.alert, e.device, e.port, prio)
+                                 : test::first_firing_tick_for_target(played, e.alert, e.target);
     INFO(e.alert << " on " << e.device << "/" << e.port << (prio.empty() ? "" : " prio " + prio)
-                 << ": first firing at tick " << tick << ", budget " << e.within_ticks);
+                 << e.target << ": first firing at tick " << tick << ", budget " << e.within_ticks);
     CHECK(tick > 0);
     CHECK(tick <= static_cast<std::size_t>(e.within_ticks));
     // Reported, so the numbers can go into docs/scenarios.md.
-    WARN(scenario.name << ": " << e.alert << " " << e.device << "/" << e.port << " fires at tick "
-                       << tick);
+    WARN(scenario.name << ": " << e.alert << " " << (e.target.empty() ? e.device : e.target)
+                       << (e.target.empty() ? "/" + std::to_string(e.port) : "")
+                       << " fires at tick " << tick);
   }
   if (scenario.expect_quiet) {
     for (std::size_t i = 0; i < played.reports.size(); ++i) {

@@ -39,6 +39,23 @@ if(TARGET rdmatop)
   add_test(NAME vm.netlink
            COMMAND ${RDMATOP_VM_RUN} --devices 2 --timeout 240
                    -- bash ${RDMATOP_VM_CASES}/netlink.sh $<TARGET_FILE:rdmatop>)
+  # Active probes (docs/probes.md): RC RTT against perftest, netem across two VMs, reconnect.
+  list(APPEND RDMATOP_VM_TESTS vm.probe_latency vm.probe_netem vm.probe_reconnect)
+  add_test(NAME vm.probe_latency
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/probe-latency.sh $<TARGET_FILE:rdmatop>)
+  add_test(NAME vm.probe_netem
+           COMMAND ${RDMATOP_VM_RUN} --topology two --timeout 240
+                   --peer-cmd "bash ${RDMATOP_VM_CASES}/probe-netem.sh $<TARGET_FILE:rdmatop>"
+                   -- bash ${RDMATOP_VM_CASES}/probe-netem.sh $<TARGET_FILE:rdmatop>)
+  add_test(NAME vm.probe_reconnect
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/probe-reconnect.sh $<TARGET_FILE:rdmatop>)
+  # The responder against hostile peers (garbage, truncation, floods, foreign rdma_cm clients).
+  list(APPEND RDMATOP_VM_TESTS vm.probe_responder)
+  add_test(NAME vm.probe_responder
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/probe-responder.sh $<TARGET_FILE:rdmatop>)
 endif()
 
 set_tests_properties(${RDMATOP_VM_TESTS} PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 280

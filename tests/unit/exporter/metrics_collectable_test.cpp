@@ -1,7 +1,10 @@
 #include <prometheus/text_serializer.h>
 #include <algorithm>
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "collector/normalize/counter_table.h"
 #include "exporters/prometheus/metrics_collectable.h"
@@ -177,4 +180,61 @@ TEST_CASE("exporter: label values with quotes, backslashes and newlines are esca
   r.snapshot.devices[0].fw_ver = "a\"b\\c\nd";
   v.report = std::make_shared<const Report>(std::move(r));
   CHECK(contains(text(build_metric_families(v, options())), "fw_ver=\"a\\\"b\\\\c\\nd\""));
+}
+
+TEST_CASE("exporter: scrapes of one collection share its families; a new one is rebuilt",
+          "[exporter]") {
+  std::mutex mutex;
+  ExporterView current = view_of();
+  ReportCollectable collectable(
+      [&] {
+        const std::lock_guard<std::mutex> lock(mutex);
+        return current;
+      },
+      options());
+  const std::string first = text(collectable.Collect());
+  CHECK(first == text(build_metric_families(current, options())));
+  CHECK(text(collectable.Collect()) == first);
+  // Same Report, next poll: the poll health changed, so the cache must not be served.
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    current.poll.polls = 4;
+  }
+  CHECK(contains(text(collectable.Collect()), "rdmatop_collections_total 4\n"));
+  // A new Report with the same poll count (the poll count lags the publish): rebuilt too.
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    current.report = view_of({finding(FindingState::firing)}).report;
+  }
+  CHECK(contains(text(collectable.Collect()), "rdmatop_finding{"));
+
+  // Concurrent scrapes while collections are published: each serves one whole collection.
+  std::vector<std::string> valid;
+  std::vector<ExporterView> views;
+  for (std::uint64_t p = 10; p < 14; ++p) {
+    ExporterView v = view_of();
+    v.poll.polls = p;
+    valid.push_back(text(build_metric_families(v, options())));
+    views.push_back(v);
+  }
+  {
+    const std::lock_guard<std::mutex> lock(mutex);
+    current = views[0];
+  }
+  std::atomic<bool> bad{false};
+  std::vector<std::thread> scrapers;
+  for (int t = 0; t < 4; ++t) {
+    scrapers.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        const std::string got = text(collectable.Collect());
+        if (std::find(valid.begin(), valid.end(), got) == valid.end()) bad = true;
+      }
+    });
+  }
+  for (int round = 0; round < 50; ++round) {
+    const std::lock_guard<std::mutex> lock(mutex);
+    current = views[static_cast<std::size_t>(round) % views.size()];
+  }
+  for (auto& t : scrapers) t.join();
+  CHECK_FALSE(bad);
 }

@@ -33,6 +33,13 @@ class Reply {
     fill(nlh);
     return finish(nlh);
   }
+  /// A message of any netlink type (generic netlink, rtnetlink): `fill` puts the family header
+  /// and the attributes.
+  Reply& raw(std::uint16_t type, std::uint32_t seq, const std::function<void(nlmsghdr*)>& fill) {
+    nlmsghdr* nlh = start(type, seq);
+    fill(nlh);
+    return finish(nlh);
+  }
   Reply& done(std::uint32_t seq, int error = 0) {
     nlmsghdr* nlh = start(NLMSG_DONE, seq);
     *static_cast<int*>(mnl_nlmsg_put_extra_header(nlh, sizeof(int))) = error;

@@ -34,6 +34,21 @@ Snapshot full_snapshot() {
   d.pci_address = "0000:3b:00.0";
   d.hw_counters = {{"np_cnp_sent", kMax}, {"out_of_buffer", 0}, {"w\xC3\xA9ird name", 7}};
   d.resources = {{"qp", 12}, {"cq", kMax}};
+  DevlinkInfo dl;
+  dl.bus_name = "pci";
+  dl.dev_name = "0000:3b:00.0";
+  dl.driver = "mlx5_core";
+  dl.serial_number = "MT2116X09299";
+  dl.board_serial_number = "MT2116X09298";
+  dl.fixed = {{"fw.psid", "MT_0000000012"}};
+  dl.running = {{"fw.version", "16.35.2000"}};
+  dl.stored = {{"fw.version", "16.35.3006"}};
+  dl.reporters = {
+      {"fw_fatal", "error", kMax, 1, 81234567, 1200000, true, false},
+      {"tx", "healthy", 0, std::nullopt, std::nullopt, std::nullopt, std::nullopt, std::nullopt}};
+  d.devlink = dl;
+  d.numa_node = 1;
+  d.irqs = {{143, "mlx5_comp0@pci:0000:3b:00.0", kMax}, {144, "mlx5_async0", 0}};
   PortSample p;
   p.port = 1;
   p.state_id = 4;
@@ -67,11 +82,68 @@ Snapshot full_snapshot() {
   n.ethtool = {{"rx_prio3_pause", 5}, {"tx_prio3_pause_duration", kMax}};
   n.driver = DriverInfo{"mlx5_core", "6.1.0", "22.39.1002 (MT_0000000012)", "0000:3b:00.0"};
   n.pause = PauseInfo{false, true, true, kMax, 0};
+  DcbInfo dcb;
+  dcb.pfc_enabled = 0x08;
+  dcb.pfc_cap = 8;
+  dcb.pfc_delay = 65535;
+  dcb.pfc_requests = {0, 0, 0, kMax, 0, 0, 0, 1};
+  dcb.pfc_indications = {0, 0, 0, 7, 0, 0, 0, 0};
+  dcb.ets_prio_tc = {0, 0, 0, 3, 0, 0, 0, 7};
+  dcb.ets_tc_bw = {50, 0, 0, 50, 0, 0, 0, 0};
+  dcb.ets_tc_tsa = {2, 0, 0, 2, 0, 0, 0, 255};
+  dcb.app = {{5, 26, 3}, {255, 65535, 7}};
+  dcb.trust = "dscp pcp";
+  n.dcb = dcb;
+  n.pfc_prevention_tout_ms = 65535;
   s.netdevs.push_back(n);
   s.sources = {{"sysfs", "mlx5_0/1", SourceState::ok, "", std::chrono::nanoseconds(400'123)},
                {"ethtool", "ens1f0np0", SourceState::error, "ioctl: Operation not supported",
                 std::chrono::nanoseconds(9)},
                {"devlink", "", SourceState::no_data, "no devlink", std::chrono::nanoseconds(0)}};
+  ProbeTargetSample probe;
+  probe.target = "10.0.0.2:18515";
+  probe.group = "tor-a";
+  probe.transport = "rc_send";
+  probe.traffic_class = 106;
+  probe.local_device = "mlx5_0";
+  probe.connected = true;
+  probe.sent = kMax;
+  probe.answered = 1000;
+  probe.timed_out = 3;
+  probe.connect_failures = 2;
+  probe.qp_errors = 1;
+  probe.wc_errors = {{"transport retry counter exceeded", 1}, {"RNR retry counter exceeded", 4}};
+  probe.last_error = "rdma_resolve_route: No route to host";
+  probe.bucket_upper_seconds = {1e-6, 0.1 + 0.2, 1e-3};
+  probe.bucket_counts = {0, 990, 1000};
+  probe.rtt_sum_seconds = 0.1 + 0.7;
+  probe.window = RttSummary{10, 1.1e-6, 2.2e-6, 3.3e-6, 4.4e-6, 5.5e-6, 6.6e-6};
+  probe.retransmits = 7;
+  probe.retransmit_scope = "qp";
+  s.probes.push_back(probe);
+  ProbeTargetSample tcp = probe;
+  tcp.transport = "tcp";
+  tcp.traffic_class.reset();
+  tcp.window.reset();
+  tcp.retransmits.reset();
+  tcp.retransmit_scope.clear();
+  tcp.local_device.clear();
+  s.probes.push_back(tcp);
+  s.prober = ProberCost{0.1 + 0.2, 64, kMax, 32};
+  RdmaProcess proc;
+  proc.pid = 4194304;
+  proc.comm = "ib_write_bw";
+  proc.qps = {{"mlx5_0", 4}};
+  proc.cqs = {{"mlx5_0", 2}, {"rxe0", 1}};
+  proc.mrs = {{"mlx5_0", 4294967295U}};
+  proc.memlock_soft_bytes = kMax;
+  proc.memlock_unlimited = false;
+  proc.cpu_numa_nodes = {0, 1};
+  RdmaProcess kernel_user;
+  kernel_user.pid = 0;
+  kernel_user.comm = "[ib_core]";
+  kernel_user.memlock_unlimited = true;
+  s.rdma_processes = {kernel_user, proc};
   return s;
 }
 
@@ -123,6 +195,34 @@ TEST_CASE("The recorded offset rebuilds `taken` on the replay epoch",
   CHECK(back->wall == s.wall);
 }
 
+TEST_CASE("Probe results and the prober's cost survive JSON", "[recording][snapshot_json]") {
+  const Snapshot s = full_snapshot();
+  REQUIRE(s.probes.size() == 2);
+  const Snapshot back = round_trip(s);
+  CHECK(back.probes == s.probes);
+  CHECK(back.prober == s.prober);
+  CHECK_FALSE(back.probes[1].window.has_value());
+  CHECK_FALSE(back.probes[1].traffic_class.has_value());
+  CHECK_FALSE(back.probes[1].retransmits.has_value());
+  Snapshot no_prober = s;
+  no_prober.probes.clear();
+  no_prober.prober.reset();
+  const Snapshot back_empty = round_trip(no_prober);
+  CHECK(back_empty.probes.empty());
+  CHECK_FALSE(back_empty.prober.has_value());
+}
+
+TEST_CASE("A recording from before probes existed opens without them",
+          "[recording][snapshot_json]") {
+  json doc = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
+  doc.erase("probes");
+  doc.erase("prober");
+  const auto r = snapshot_from_json(doc, kStart);
+  REQUIRE(r.ok());
+  CHECK(r->probes.empty());
+  CHECK_FALSE(r->prober.has_value());
+}
+
 TEST_CASE("Wrong values are rejected with the path of the value", "[recording][snapshot_json]") {
   struct Case {
     const char* pointer;  // JSON pointer into a valid document
@@ -147,6 +247,17 @@ TEST_CASE("Wrong values are rejected with the path of the value", "[recording][s
       {"/sources/1/state", "broken", "sources[1].state: unknown source state \"broken\""},
       {"/sources", json::object(), "sources: expected an array"},
       {"/devices/0/ports/0/rate_gbps", "fast", "devices[0].ports[0].rate_gbps: expected a number"},
+      {"/probes/0/sent", -1, "probes[0].sent: expected an unsigned integer"},
+      {"/probes/0/bucket_counts", json::array({1u, 2u}),
+       "probes[0].bucket_counts: expected as many counts as bucket_upper_seconds"},
+      {"/probes/0/bucket_upper_seconds/1", "x",
+       "probes[0].bucket_upper_seconds[1]: expected a number"},
+      {"/probes/0/wc_errors/RNR retry counter exceeded", true,
+       "probes[0].wc_errors.RNR retry counter exceeded: expected an unsigned integer"},
+      {"/probes/1/window", json::array(), "probes[1].window: expected an object"},
+      {"/probes/0/traffic_class", 1ULL << 32, "probes[0].traffic_class: out of 32-bit range"},
+      {"/prober/qps", "many", "prober.qps: expected an unsigned integer"},
+      {"/probes", json::object(), "probes: expected an array"},
   };
   const json valid = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
   for (const auto& c : cases) {
@@ -198,4 +309,52 @@ TEST_CASE("Keys added to version 1 later are optional on read", "[recording][sna
   const auto bad = snapshot_from_json(doc, kStart);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message == "devices[0].ports[0].optional_counters.x: expected true or false");
+}
+
+TEST_CASE("Host configuration: absent stays absent, older files read without it",
+          "[recording][snapshot_json]") {
+  Snapshot s = full_snapshot();
+  s.devices[0].devlink.reset();
+  s.devices[0].numa_node.reset();
+  s.netdevs[0].dcb->pfc_enabled.reset();
+  s.netdevs[0].dcb->ets_prio_tc.clear();
+  s.netdevs[0].pfc_prevention_tout_ms.reset();
+  CHECK(round_trip(s) == s);
+
+  json doc = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
+  for (auto& d : doc["devices"]) {
+    d.erase("devlink");
+    d.erase("numa_node");
+    d.erase("irqs");
+  }
+  for (auto& n : doc["netdevs"]) {
+    n.erase("dcb");
+    n.erase("pfc_prevention_tout_ms");
+  }
+  doc.erase("rdma_processes");
+  auto back = snapshot_from_json(doc, kStart);
+  REQUIRE(back.ok());
+  CHECK_FALSE(back->devices[0].devlink);
+  CHECK(back->devices[0].irqs.empty());
+  CHECK_FALSE(back->netdevs[0].dcb);
+  CHECK(back->rdma_processes.empty());
+}
+
+TEST_CASE("Host configuration values out of range are rejected with their path",
+          "[recording][snapshot_json]") {
+  json doc = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
+  doc["netdevs"][0]["dcb"]["pfc_enabled"] = 256;
+  auto r = snapshot_from_json(doc, kStart);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("netdevs[0].dcb.pfc_enabled") != std::string::npos);
+  doc = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
+  doc["devices"][0]["devlink"]["reporters"][0]["error_count"] = "many";
+  r = snapshot_from_json(doc, kStart);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("devices[0].devlink.reporters[0].error_count") != std::string::npos);
+  doc = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
+  doc["rdma_processes"][1]["cpu_numa_nodes"][0] = -3000000000LL;
+  r = snapshot_from_json(doc, kStart);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message.find("rdma_processes[1].cpu_numa_nodes[0]") != std::string::npos);
 }

@@ -53,6 +53,19 @@ inline bool has_firing(const Report& report, const std::string& alert, const std
   return false;
 }
 
+/// The first tick (1-based) at which a probe alert fires for `target`, or 0 if it never does.
+inline std::size_t first_firing_tick_for_target(const Played& played, const std::string& alert,
+                                                const std::string& target) {
+  for (std::size_t i = 0; i < played.reports.size(); ++i) {
+    for (const Finding& f : played.reports[i]->findings) {
+      if (f.state == FindingState::firing && f.rule == alert &&
+          label_value(f.labels, "target") == target)
+        return i + 1;
+    }
+  }
+  return 0;
+}
+
 /// The first tick (1-based) at which the finding fires, or 0 if it never does.
 inline std::size_t first_firing_tick(const Played& played, const std::string& alert,
                                      const std::string& device, std::uint32_t port,

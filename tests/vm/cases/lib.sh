@@ -38,3 +38,39 @@ rc_pingpong_client() { # server-ip [ibv_rc_pingpong options...]
 usec_per_iter() {
   awk '/usec\/iter/ { for (i = 1; i < NF; i++) if ($(i + 1) == "usec/iter") print $i }' <<<"$1"
 }
+
+# Round-trip p50 and p99 in microseconds ("P50 P99") of ib_send_lat on rxe0, server and client in
+# this VM. perftest reports half the round trip (t_typical is the median of (t[i+1] - t[i]) / 2),
+# so both are doubled. The server sleeps on CQ events (-e) like rdmatop's responder; the client
+# busy-polls like `rdmatop probe`. The server needs a moment to listen, so the client retries.
+send_lat_rtt_us() { # server-ip size iterations
+  local ip="$1" size="$2" n="$3" out rc deadline=$((SECONDS + 60)) server
+  ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F -e >/dev/null 2>&1 &
+  server=$!
+  while :; do
+    rc=0
+    out=$(ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F "$ip" 2>&1) || rc=$?
+    ((rc == 0)) && break
+    if ((SECONDS < deadline)); then
+      sleep 0.2
+      continue
+    fi
+    echo "$out" >&2
+    fail "ib_send_lat exited $rc"
+  done
+  wait "$server" || true
+  # Columns: #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
+  awk -v s="$size" '$1 == s && NF >= 9 { printf "%.3f %.3f\n", 2 * $5, 2 * $8 }' <<<"$out"
+}
+
+# wait_for_responder RDMATOP HOST TRANSPORTS: until one probe on each transport is answered
+# (up to 60 s), so a measurement's attempts are not spent on connect backoff while the responder
+# is still starting (`rdmatop probe --count` counts attempts).
+wait_for_responder() {
+  local deadline=$((SECONDS + 60))
+  until "$1" probe "$2" --event --timeout 1000 --transport "$3" --sizes 64 --count 1 \
+    >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || fail "the responder on $2 never answered $3"
+    sleep 0.5
+  done
+}

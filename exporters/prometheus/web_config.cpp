@@ -1,0 +1,104 @@
+#include "exporters/prometheus/web_config.h"
+
+#include <crypt.h>
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+
+namespace rdmatop {
+
+namespace {
+
+Error config_error(const std::string& path, const YAML::Node& node, const std::string& what) {
+  const YAML::Mark mark = node.Mark();
+  std::string where = path;
+  if (mark.line >= 0) {
+    where += ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
+  }
+  return Error{0, where + ": " + what};
+}
+
+/// Keys the map may carry; the first other key is returned (empty when none).
+std::string unknown_key(const YAML::Node& map, const std::set<std::string>& allowed) {
+  for (const auto& kv : map) {
+    const auto key = kv.first.as<std::string>();
+    if (allowed.count(key) == 0) return key;
+  }
+  return {};
+}
+
+bool is_bcrypt(const std::string& hash) {
+  // $2a$/$2b$/$2y$, two-digit cost, '$', 53 characters of salt and hash: 60 in all.
+  return hash.size() == 60 && hash[0] == '$' && hash[1] == '2' &&
+         (hash[2] == 'a' || hash[2] == 'b' || hash[2] == 'y') && hash[3] == '$' && hash[6] == '$';
+}
+
+}  // namespace
+
+Result<WebConfig> parse_web_config(const std::string& text, const std::string& path) {
+  YAML::Node loaded;
+  try {
+    loaded = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    return Error{0, path + ":" + std::to_string(e.mark.line + 1) + ":" +
+                        std::to_string(e.mark.column + 1) + ": " + e.msg};
+  }
+  const YAML::Node& root = loaded;  // const: lookups never insert keys
+  WebConfig config;
+  if (root.IsNull()) return config;  // an empty file: no auth (as in the toolkit)
+  if (!root.IsMap()) return config_error(path, root, "expected a mapping at the top level");
+  try {
+    if (root["tls_server_config"]) {
+      // Debian 12's civetweb 1.15 (which prometheus-cpp serves through) dlopens libssl.so and
+      // calls SSL_get_peer_certificate after every TLS handshake; OpenSSL 3 no longer exports
+      // that name (it became a macro for SSL_get1_peer_certificate), so the pointer is null and
+      // the first HTTPS connection crashes the exporter (checked with libssl-dev 3.0).
+      return config_error(path, root["tls_server_config"],
+                          "tls_server_config is not supported: Debian 12's civetweb crashes on "
+                          "TLS connections with OpenSSL 3; terminate TLS in a reverse proxy "
+                          "(docs/exporter.md)");
+    }
+    const std::string extra = unknown_key(root, {"basic_auth_users"});
+    if (!extra.empty()) {
+      return config_error(
+          path, root[extra],
+          "unsupported key '" + extra + "' (rdmatop supports basic_auth_users only)");
+    }
+    if (const YAML::Node users = root["basic_auth_users"]; users && !users.IsNull()) {
+      if (!users.IsMap()) return config_error(path, users, "basic_auth_users: expected a mapping");
+      for (const auto& kv : users) {
+        const auto user = kv.first.as<std::string>();
+        const auto hash = kv.second.IsScalar() ? kv.second.as<std::string>() : "";
+        if (user.empty() || user.find(':') != std::string::npos) {
+          return config_error(path, kv.first, "basic_auth_users: invalid user name '" + user + "'");
+        }
+        if (!is_bcrypt(hash)) {
+          return config_error(path, kv.second,
+                              "basic_auth_users: the password of '" + user +
+                                  "' is not a bcrypt hash ($2a$, $2b$ or $2y$, 60 characters)");
+        }
+        config.basic_auth_users[user] = hash;
+      }
+    }
+  } catch (const YAML::Exception& e) {
+    return Error{0, path + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg};
+  }
+  return config;
+}
+
+bool bcrypt_matches(const std::string& hash, const std::string& password) {
+  // crypt_rn re-hashes the password with the salt and cost stored in `hash`; it returns null on
+  // failure instead of a magic string (crypt(5), libxcrypt).
+  crypt_data data{};
+  const char* out = crypt_rn(password.c_str(), hash.c_str(), &data, sizeof data);
+  if (out == nullptr) return false;
+  const std::string computed(out);
+  if (computed.size() != hash.size()) return false;
+  unsigned char diff = 0;
+  for (std::size_t i = 0; i < hash.size(); ++i) {
+    diff = static_cast<unsigned char>(diff | (computed[i] ^ hash[i]));
+  }
+  return diff == 0;
+}
+
+}  // namespace rdmatop

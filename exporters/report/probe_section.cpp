@@ -1,0 +1,181 @@
+#include "exporters/report/probe_section.h"
+
+#include <fmt/format.h>
+
+#include "collector/normalize/probe_series.h"
+#include "exporters/json_util.h"
+#include "exporters/report/text_table.h"
+#include "exporters/report/units.h"
+
+namespace rdmatop {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+const std::string kDash = "-";
+
+bool valid(const Rate& rate) {
+  return rate.state == RateState::ok || rate.state == RateState::wrap;
+}
+
+Rate rate_of(const Report& report, const std::string& name, const Labels& stream) {
+  for (const SeriesWithRate& s : report.probe_series) {
+    if (s.series.name != name) continue;
+    // The stream's labels plus at most the series' own extra label (scope).
+    bool match = true;
+    for (const auto& [label, value] : stream)
+      match = match && label_value(s.series.labels, label) == value;
+    if (match && s.series.labels.size() <= stream.size() + 1) return s.rate;
+  }
+  return Rate{};
+}
+
+std::string seconds_text(double s) {
+  if (s < 1e-3) return fmt::format("{:.1f}us", s * 1e6);
+  if (s < 1) return fmt::format("{:.2f}ms", s * 1e3);
+  return fmt::format("{:.2f}s", s);
+}
+
+std::string count_text(std::uint64_t n) {
+  return format_si(static_cast<double>(n));
+}
+
+std::string wc_errors_text(const ProbeTargetSample& p) {
+  std::string out;
+  for (const auto& [status, n] : p.wc_errors) {
+    if (!out.empty()) out += ", ";
+    out += fmt::format("{}: {}", status, n);
+  }
+  return out.empty() ? kDash : out;
+}
+
+json rtt_json(const std::optional<RttSummary>& w) {
+  if (!w) return nullptr;
+  return json{{"count", w->count}, {"min", w->min},   {"p50", w->p50}, {"p90", w->p90},
+              {"p99", w->p99},     {"p999", w->p999}, {"max", w->max}};
+}
+
+json rate_value(const Rate& rate) {
+  return valid(rate) ? json(rate.per_second) : json(nullptr);
+}
+
+}  // namespace
+
+std::vector<ProbeStreamView> probe_stream_views(const Report& report) {
+  const std::vector<ProbeTargetSample>& probes = report.snapshot.probes;
+  std::vector<ProbeStreamView> out;
+  for (const ProbeTargetSample& p : probes) {
+    const Labels stream = probe_stream_labels(p);
+    ProbeStreamView v;
+    v.sample = &p;
+    v.sent_rate = rate_of(report, "rdma_probe_sent_total", stream);
+    v.timeout_rate = rate_of(report, "rdma_probe_timeouts_total", stream);
+    if (p.retransmits) v.retransmit_rate = rate_of(report, "rdma_probe_retransmits_total", stream);
+    if (valid(v.sent_rate) && valid(v.timeout_rate) && v.sent_rate.per_second > 0) {
+      v.interval_loss = v.timeout_rate.per_second / v.sent_rate.per_second;
+    }
+    if (p.transport != "tcp") {
+      for (const ProbeTargetSample& other : probes) {
+        if (other.transport == "tcp" && other.target == p.target) v.tcp_baseline = &other;
+      }
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::optional<double> shown_loss(const ProbeStreamView& view) {
+  if (view.interval_loss) return view.interval_loss;
+  if (view.sample->sent == 0) return std::nullopt;
+  return static_cast<double>(view.sample->timed_out) / static_cast<double>(view.sample->sent);
+}
+
+std::string stream_name(const ProbeTargetSample& sample) {
+  return sample.traffic_class ? fmt::format("{} tc={}", sample.transport, *sample.traffic_class)
+                              : sample.transport;
+}
+
+std::string render_probe_section_text(const Report& report) {
+  const Snapshot& snap = report.snapshot;
+  if (snap.probes.empty() && !snap.prober) return "";
+  std::string out;
+  if (snap.prober) {
+    out += fmt::format("  prober: {} targets, {} QPs, {} registered, {:.2f} s CPU\n",
+                       snap.prober->targets, snap.prober->qps,
+                       format_bytes(static_cast<double>(snap.prober->registered_bytes)),
+                       snap.prober->cpu_seconds);
+  }
+  TextTable table({"TARGET", "GROUP", "STREAM", "UP", "MIN", "P50", "P99", "MAX", "P50 VS TCP",
+                   "SENT", "ANSWERED", "TIMEOUTS", "LOSS", "RETRANSMITS", "QP ERR", "WC ERRORS"});
+  for (const ProbeStreamView& v : probe_stream_views(report)) {
+    const ProbeTargetSample& p = *v.sample;
+    const auto rtt = [&](double RttSummary::*field) {
+      return p.window ? seconds_text((*p.window).*field) : kDash;
+    };
+    std::string vs_tcp = kDash;
+    if (v.tcp_baseline != nullptr && v.tcp_baseline->window && p.window &&
+        v.tcp_baseline->window->p50 > 0) {
+      vs_tcp = fmt::format("{:.2f}x", p.window->p50 / v.tcp_baseline->window->p50);
+    }
+    const std::optional<double> loss = shown_loss(v);
+    const std::string retransmits =
+        p.retransmits ? fmt::format("{} ({})", *p.retransmits, retransmit_scope(p)) : kDash;
+    table.add_row({p.target, p.group.empty() ? kDash : p.group, stream_name(p),
+                   p.connected ? "up" : "DOWN", rtt(&RttSummary::min), rtt(&RttSummary::p50),
+                   rtt(&RttSummary::p99), rtt(&RttSummary::max), vs_tcp, count_text(p.sent),
+                   count_text(p.answered), count_text(p.timed_out),
+                   loss ? format_percent(*loss) : kDash, retransmits, count_text(p.qp_errors),
+                   wc_errors_text(p)});
+  }
+  if (!table.empty()) out += table.render("  ");
+  for (const ProbeTargetSample& p : snap.probes) {
+    if (!p.last_error.empty()) {
+      out += fmt::format("  last error {} {}: {}\n", p.target, stream_name(p), p.last_error);
+    }
+  }
+  out +=
+      "  RTTs are the window's (probes answered since the previous sample); LOSS is over the\n"
+      "  interval when known, else since the prober started.\n";
+  return out;
+}
+
+json probe_section_json(const Report& report) {
+  const Snapshot& snap = report.snapshot;
+  json streams = json::array();
+  for (const ProbeStreamView& v : probe_stream_views(report)) {
+    const ProbeTargetSample& p = *v.sample;
+    json tcp = nullptr;
+    if (v.tcp_baseline != nullptr) tcp = json{{"rtt", rtt_json(v.tcp_baseline->window)}};
+    streams.push_back(
+        json{{"target", p.target},
+             {"group", p.group},
+             {"transport", p.transport},
+             {"traffic_class", optional_json(p.traffic_class)},
+             {"local_device", p.local_device},
+             {"connected", p.connected},
+             {"rtt", rtt_json(p.window)},
+             {"sent", p.sent},
+             {"answered", p.answered},
+             {"timeouts", p.timed_out},
+             {"connect_failures", p.connect_failures},
+             {"qp_errors", p.qp_errors},
+             {"wc_errors", counters_json(p.wc_errors)},
+             {"retransmits", optional_json(p.retransmits)},
+             {"retransmit_scope", p.retransmits ? json(retransmit_scope(p)) : json(nullptr)},
+             {"sent_per_second", rate_value(v.sent_rate)},
+             {"interval_loss_ratio", optional_json(v.interval_loss)},
+             {"last_error", p.last_error},
+             {"tcp_baseline", std::move(tcp)}});
+  }
+  json prober = nullptr;
+  if (snap.prober) {
+    prober = json{{"cpu_seconds", snap.prober->cpu_seconds},
+                  {"qps", snap.prober->qps},
+                  {"registered_bytes", snap.prober->registered_bytes},
+                  {"targets", snap.prober->targets}};
+  }
+  return json{{"prober", std::move(prober)}, {"streams", std::move(streams)}};
+}
+
+}  // namespace rdmatop

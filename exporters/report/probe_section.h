@@ -1,0 +1,42 @@
+// The probes section of the report (text and JSON) and the TUI's probe panel share this view of
+// Snapshot::probes: per stream its window RTTs, loss over the interval, errors, retransmits,
+// and the TCP baseline of the same target next to each RDMA stream. Pure, like report_model.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "exporters/report/report_model.h"
+
+namespace rdmatop {
+
+struct ProbeStreamView {
+  const ProbeTargetSample* sample = nullptr;  ///< into Report::snapshot.probes
+  Rate sent_rate;                             ///< probes per second over the interval
+  Rate timeout_rate;
+  Rate retransmit_rate;  ///< state init when the stream has no retransmit count
+  /// Timed-out share of the probes sent in the interval; none when no rate (first sample,
+  /// reset) or nothing was sent.
+  std::optional<double> interval_loss;
+  /// The TCP stream to the same target (for RDMA streams); nullptr when there is none.
+  const ProbeTargetSample* tcp_baseline = nullptr;
+};
+
+/// One view per probe stream, in Snapshot::probes order (target, transport, traffic class).
+std::vector<ProbeStreamView> probe_stream_views(const Report& report);
+
+/// Loss to show: over the interval when known, else since the prober started; none when
+/// nothing was ever sent.
+std::optional<double> shown_loss(const ProbeStreamView& view);
+
+/// "rc_send tc=106", "tcp": a stream's transport and traffic class.
+std::string stream_name(const ProbeTargetSample& sample);
+
+/// The PROBES section of the text report ("" when no prober ran).
+std::string render_probe_section_text(const Report& report);
+/// The "probes" member of the JSON report (docs/report-format.md).
+nlohmann::ordered_json probe_section_json(const Report& report);
+
+}  // namespace rdmatop

@@ -1,0 +1,15 @@
+// The report's "host readiness" section: per PCI RDMA device, its NUMA node and the interrupt
+// counts and rates of its MSI/MSI-X vectors (docs/report-format.md).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "exporters/report/report_model.h"
+
+namespace rdmatop {
+
+std::string render_readiness_text(const Report& report);
+nlohmann::ordered_json render_readiness_json(const Report& report);
+
+}  // namespace rdmatop

@@ -1,0 +1,358 @@
+#include "probes/runner.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+
+namespace rdmatop::probes {
+
+namespace {
+
+std::uint64_t thread_cpu_ns() {
+  timespec ts{};
+  if (::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000ULL +
+         static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+bool same_stream(const StreamSpec& a, const StreamSpec& b) {
+  return a.target == b.target && a.endpoint.host == b.endpoint.host &&
+         a.endpoint.port == b.endpoint.port && a.group == b.group && a.kind == b.kind &&
+         a.traffic_class == b.traffic_class && a.rate == b.rate;
+}
+
+}  // namespace
+
+struct Runner::Stream {
+  std::uint64_t id = 0;
+  StreamSpec spec;
+  ProbeOptions options;
+
+  // Touched only by the one job running for this stream (busy is set under Runner::mutex_).
+  std::unique_ptr<Transport> transport;
+  std::chrono::milliseconds backoff{0};
+  Scheduler::TimePoint retry_at{};
+
+  // Guarded by Runner::mutex_.
+  bool busy = false;
+  std::uint64_t scheduled = 0;
+
+  std::mutex stats_mutex;  ///< guards everything below
+  ProbeTargetSample counters;
+  LatencyHistogram window;
+  std::vector<std::uint64_t> cumulative;
+  double rtt_sum = 0;
+  std::uint32_t port = 0;
+  bool is_rdma = false;
+  std::uint64_t registered = 0;
+  std::optional<std::uint64_t> retransmit_last;  ///< port counter at the last reading
+  std::uint64_t retransmit_total = 0;
+
+  ~Stream() {
+    if (transport) transport->disconnect();
+  }
+};
+
+Runner::Runner(RunnerOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : [] { return std::chrono::steady_clock::now(); }),
+      scheduler_(options_.schedule, clock_) {
+  if (!options_.factory) throw std::invalid_argument("RunnerOptions::factory is required");
+  if (options_.retransmits) {
+    // Workers read a port's counters when they connect; the reader (the collector's sources)
+    // is not required to be thread-safe, so calls are serialized here.
+    auto lock = std::make_shared<std::mutex>();
+    options_.retransmits = [lock, read = std::move(options_.retransmits)](const std::string& device,
+                                                                          std::uint32_t port) {
+      const std::lock_guard guard(*lock);
+      return read(device, port);
+    };
+  }
+  options_.workers = std::max<std::size_t>(options_.workers, 1);
+  // Transports register buffers of max_payload: exactly what the largest probe needs.
+  if (!options_.schedule.sizes.empty()) {
+    options_.probe.max_payload =
+        *std::max_element(options_.schedule.sizes.begin(), options_.schedule.sizes.end());
+  }
+  thread_cpu_ns_ = std::make_unique<std::atomic<std::uint64_t>[]>(options_.workers + 1);
+}
+
+Runner::~Runner() {
+  stop();
+}
+
+void Runner::set_streams(const std::vector<StreamSpec>& streams) {
+  const std::lock_guard lock(mutex_);
+  std::set<Key> wanted;
+  for (const auto& spec : streams) {
+    Key key{spec.target, spec.kind, spec.traffic_class};
+    if (!wanted.insert(key).second) continue;
+    const auto it = streams_.find(key);
+    if (it != streams_.end() && same_stream(it->second->spec, spec))
+      continue;  // unchanged: keep it
+    if (it != streams_.end()) {
+      scheduler_.remove_stream(it->second->id);
+      by_id_.erase(it->second->id);
+    }
+    auto s = std::make_shared<Stream>();
+    s->id = next_id_++;
+    s->spec = spec;
+    s->options = options_.probe;
+    s->options.kind = spec.kind;
+    if (spec.traffic_class) s->options.traffic_class = spec.traffic_class;
+    s->counters.target = spec.target;
+    s->counters.group = spec.group;
+    s->counters.transport = to_string(spec.kind);
+    s->counters.traffic_class = s->options.traffic_class;
+    s->cumulative.assign(LatencyHistogram::bucket_upper_seconds().size(), 0);
+    scheduler_.add_stream(s->id, spec.rate);
+    by_id_[s->id] = s;
+    streams_[key] = std::move(s);
+  }
+  for (auto it = streams_.begin(); it != streams_.end();) {
+    if (wanted.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    // A job still running keeps its stream alive through the shared_ptr; the transport
+    // closes when that job ends.
+    scheduler_.remove_stream(it->second->id);
+    by_id_.erase(it->second->id);
+    it = streams_.erase(it);
+  }
+  sched_cv_.notify_all();
+}
+
+std::vector<Runner::Job> Runner::collect_due() {
+  std::vector<Job> jobs;
+  for (const auto& due : scheduler_.take_due()) {
+    const auto it = by_id_.find(due.stream);
+    if (it == by_id_.end()) continue;
+    Stream& s = *it->second;
+    if (s.busy) continue;  // the previous probe is still out (a slow connect): skip this one
+    if (options_.max_probes_per_stream != 0 && s.scheduled >= options_.max_probes_per_stream) {
+      continue;
+    }
+    ++s.scheduled;
+    s.busy = true;
+    jobs.push_back({it->second, due.payload_bytes});
+  }
+  return jobs;
+}
+
+void Runner::execute(const Job& job) {
+  Stream& s = *job.stream;
+  const auto now = clock_();
+  if (!s.transport || !s.transport->connected()) {
+    if (now < s.retry_at) return;  // backing off: this probe is not sent
+    s.transport = options_.factory(s.options);
+    const auto failed = s.transport->connect(s.spec.endpoint, options_.connect_timeout);
+    if (failed) {
+      s.transport.reset();
+      s.backoff = s.backoff.count() == 0 ? options_.backoff_min
+                                         : std::min(s.backoff * 2, options_.backoff_max);
+      s.retry_at = clock_() + s.backoff;
+      const std::lock_guard lock(s.stats_mutex);
+      ++s.counters.connect_failures;
+      s.counters.connected = false;
+      const std::string where = s.spec.endpoint.host + ":" + std::to_string(s.spec.endpoint.port);
+      s.counters.last_error = failed->message.find(where) != std::string::npos
+                                  ? failed->message
+                                  : "connect " + where + ": " + failed->message;
+      return;
+    }
+    s.backoff = std::chrono::milliseconds(0);
+    const std::string device = s.transport->local_device();
+    const std::uint32_t port = s.transport->local_port();
+    std::optional<std::uint64_t> baseline;
+    bool need_baseline = false;
+    {
+      const std::lock_guard lock(s.stats_mutex);
+      need_baseline = !device.empty() && options_.retransmits && !s.counters.retransmits;
+    }
+    if (need_baseline) baseline = options_.retransmits(device, port);
+    const std::lock_guard lock(s.stats_mutex);
+    s.counters.connected = true;
+    s.counters.local_device = device;
+    s.port = port;
+    s.is_rdma = s.spec.kind != TransportKind::tcp;
+    s.registered = s.transport->registered_bytes();
+    if (baseline) {
+      // Attribution starts when the stream first connects; reconnects keep counting.
+      s.retransmit_last = baseline;
+      s.counters.retransmits = 0;
+      s.counters.retransmit_scope = "port";
+    }
+  }
+  const PingResult r = s.transport->ping(job.payload_bytes, options_.timeout);
+  bool reconnect = false;
+  {
+    const std::lock_guard lock(s.stats_mutex);
+    if (r.outcome != PingResult::Outcome::not_connected) ++s.counters.sent;
+    switch (r.outcome) {
+      case PingResult::Outcome::answered:
+        ++s.counters.answered;
+        s.window.record(r.rtt);
+        break;
+      case PingResult::Outcome::timed_out:
+        ++s.counters.timed_out;
+        s.counters.last_error = r.error.empty() ? "timed out" : r.error;
+        break;
+      case PingResult::Outcome::wc_error:
+        // A failed work completion moves the QP to the error state: count both.
+        ++s.counters.wc_errors[r.wc_status.empty() ? "unknown" : r.wc_status];
+        ++s.counters.qp_errors;
+        s.counters.last_error = r.error.empty() ? r.wc_status : r.error;
+        reconnect = true;
+        break;
+      case PingResult::Outcome::qp_error:
+        ++s.counters.qp_errors;
+        s.counters.last_error = r.error;
+        reconnect = true;
+        break;
+      case PingResult::Outcome::not_connected:
+        s.counters.last_error = r.error.empty() ? "not connected" : r.error;
+        reconnect = true;
+        break;
+    }
+    if (reconnect) s.counters.connected = false;
+  }
+  if (reconnect) {
+    s.transport->disconnect();
+    s.transport.reset();
+    s.backoff = options_.backoff_min;
+    s.retry_at = clock_() + s.backoff;
+  }
+}
+
+void Runner::run_due() {
+  const std::uint64_t cpu_before = thread_cpu_ns();
+  std::vector<Job> jobs;
+  {
+    const std::lock_guard lock(mutex_);
+    jobs = collect_due();
+  }
+  for (const auto& job : jobs) {
+    execute(job);
+    const std::lock_guard lock(mutex_);
+    job.stream->busy = false;
+  }
+  inline_cpu_ns_ += thread_cpu_ns() - cpu_before;
+}
+
+void Runner::start() {
+  const std::lock_guard lock(mutex_);
+  if (!threads_.empty()) return;
+  stopping_ = false;
+  threads_.emplace_back([this] { scheduler_loop(); });
+  for (std::size_t i = 0; i < options_.workers; ++i) {
+    threads_.emplace_back([this, i] { worker_loop(i + 1); });
+  }
+}
+
+void Runner::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  sched_cv_.notify_all();
+  for (auto& t : threads_) t.join();
+  threads_.clear();
+  const std::lock_guard lock(mutex_);
+  queue_.clear();
+}
+
+void Runner::scheduler_loop() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    for (auto& job : collect_due()) {
+      queue_.push_back(std::move(job));
+      work_cv_.notify_one();  // one worker per job, not a herd
+    }
+    thread_cpu_ns_[0] = thread_cpu_ns();
+    // Wake for the next due probe, and at least every 100 ms so a new stream set is seen; but
+    // not more often than every 200 us: at very high rates every stream is busy with its
+    // previous probe anyway, and spinning here would steal the CPU the pings need.
+    const auto now = std::chrono::steady_clock::now();
+    auto wake = now + std::chrono::milliseconds(100);
+    if (const auto next = scheduler_.next_due()) wake = std::min(wake, *next);
+    wake = std::max(wake, now + std::chrono::microseconds(200));
+    sched_cv_.wait_until(lock, wake);
+  }
+}
+
+void Runner::worker_loop(std::size_t index) {
+  std::unique_lock lock(mutex_);
+  while (true) {
+    work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    if (stopping_) return;
+    const Job job = std::move(queue_.front());
+    queue_.pop_front();
+    lock.unlock();
+    execute(job);
+    thread_cpu_ns_[index] = thread_cpu_ns();
+    lock.lock();
+    job.stream->busy = false;
+  }
+}
+
+bool Runner::finished() const {
+  const std::lock_guard lock(mutex_);
+  if (options_.max_probes_per_stream == 0) return false;
+  return std::all_of(by_id_.begin(), by_id_.end(), [&](const auto& kv) {
+    return kv.second->scheduled >= options_.max_probes_per_stream && !kv.second->busy;
+  });
+}
+
+ProbeResults Runner::sample() {
+  std::vector<std::shared_ptr<Stream>> streams;
+  {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [key, s] : streams_) streams.push_back(s);
+  }
+  // One counter read per (device, port), not per stream.
+  std::map<std::pair<std::string, std::uint32_t>, std::optional<std::uint64_t>> port_counters;
+  if (options_.retransmits) {
+    for (const auto& s : streams) {
+      const std::lock_guard lock(s->stats_mutex);
+      if (s->retransmit_last) port_counters[{s->counters.local_device, s->port}];
+    }
+    for (auto& [where, value] : port_counters)
+      value = options_.retransmits(where.first, where.second);
+  }
+  ProbeResults out;
+  std::set<std::string> targets;
+  for (const auto& s : streams) {
+    const std::lock_guard lock(s->stats_mutex);
+    if (s->retransmit_last) {
+      const auto now = port_counters[{s->counters.local_device, s->port}];
+      // A counter that went backwards was reset (driver reload): count from the new value.
+      if (now && *now >= *s->retransmit_last) s->retransmit_total += *now - *s->retransmit_last;
+      if (now) s->retransmit_last = now;
+      s->counters.retransmits = s->retransmit_total;
+    }
+    ProbeTargetSample sample = s->counters;
+    sample.window = s->window.summary();
+    const auto window_buckets = s->window.cumulative_bucket_counts();
+    for (std::size_t i = 0; i < s->cumulative.size(); ++i) s->cumulative[i] += window_buckets[i];
+    s->rtt_sum += s->window.sum_seconds();
+    s->window.reset();
+    sample.bucket_upper_seconds = LatencyHistogram::bucket_upper_seconds();
+    sample.bucket_counts = s->cumulative;
+    sample.rtt_sum_seconds = s->rtt_sum;
+    if (s->counters.connected && s->is_rdma) ++out.cost.qps;
+    if (s->counters.connected) out.cost.registered_bytes += s->registered;
+    targets.insert(s->spec.target);
+    out.targets.push_back(std::move(sample));
+  }
+  out.cost.targets = static_cast<std::uint32_t>(targets.size());
+  std::uint64_t cpu = inline_cpu_ns_;
+  for (std::size_t i = 0; i <= options_.workers; ++i) cpu += thread_cpu_ns_[i];
+  out.cost.cpu_seconds = static_cast<double>(cpu) * 1e-9;
+  return out;
+}
+
+}  // namespace rdmatop::probes

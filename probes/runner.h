@@ -1,0 +1,126 @@
+// The probe runner: owns one Transport per stream (target x transport kind x traffic class),
+// reuses its connection, reconnects with exponential backoff after a connect failure or a QP
+// error (keeping the cause in last_error), and runs the scheduled pings on a bounded worker
+// pool so a dead target (a connect that waits for its timeout) never stalls the others. A
+// stream runs at most one job at a time, so the queue never holds more than one job per stream.
+// sample() turns the counts into ProbeTargetSamples (cumulative counters and histogram buckets,
+// RTT quantiles of the window since the previous sample) plus the prober's own cost.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "collector/model/probe_sample.h"
+#include "probes/histogram.h"
+#include "probes/scheduler.h"
+#include "probes/transport.h"
+
+namespace rdmatop::probes {
+
+/// One probe stream to run.
+struct StreamSpec {
+  std::string target;  ///< label as configured
+  Endpoint endpoint;
+  std::string group;
+  TransportKind kind = TransportKind::rc_send;
+  std::optional<std::uint32_t> traffic_class;
+  std::optional<double> rate;  ///< probes/s; none: the schedule's default
+};
+
+using TransportFactory = std::function<std::unique_ptr<Transport>(const ProbeOptions&)>;
+/// make_tcp_transport for tcp, make_rc_transport for rc_send/rc_write (default_factory.cpp, a
+/// file of its own so tests that inject a fake do not link the real transports).
+TransportFactory default_transport_factory();
+/// Port-level retransmit evidence of (device, port), cumulative; nullopt when unknown.
+using RetransmitReader =
+    std::function<std::optional<std::uint64_t>(const std::string& device, std::uint32_t port)>;
+
+struct RunnerOptions {
+  ProbeOptions probe;  ///< kind and traffic_class are set per stream
+  ScheduleOptions schedule;
+  std::chrono::milliseconds timeout{1000};  ///< per ping
+  std::chrono::milliseconds connect_timeout{2000};
+  std::chrono::milliseconds backoff_min{250};  ///< first reconnect delay, doubled per failure
+  std::chrono::milliseconds backoff_max{30000};
+  std::size_t workers = 4;
+  /// Stop a stream after this many scheduled probes (0: never); for one-shot runs.
+  std::uint64_t max_probes_per_stream = 0;
+  TransportFactory factory;      ///< required; default_transport_factory() for the real ones
+  RetransmitReader retransmits;  ///< empty: retransmits stay unknown
+  Scheduler::Clock clock;        ///< empty: steady_clock::now
+};
+
+struct ProbeResults {
+  std::vector<ProbeTargetSample> targets;  ///< sorted by (target, transport, traffic_class)
+  ProberCost cost;
+};
+
+class Runner {
+ public:
+  /// Throws std::invalid_argument without a factory or with bad schedule options.
+  explicit Runner(RunnerOptions options);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  /// Replaces the stream set. Streams whose (target, kind, traffic class) and options are
+  /// unchanged keep their connection and counts; removed ones are closed.
+  void set_streams(const std::vector<StreamSpec>& streams);
+
+  /// Starts the scheduling thread and the workers; stop() (or the destructor) joins them.
+  void start();
+  void stop();
+  /// Without threads: runs every probe due now on the calling thread (tests, benches).
+  void run_due();
+
+  /// Thread-safe. Closes the RTT window: the next sample's quantiles cover only later probes.
+  ProbeResults sample();
+  /// True when every stream reached max_probes_per_stream (never when that is 0).
+  bool finished() const;
+
+ private:
+  struct Stream;
+  struct Job {
+    std::shared_ptr<Stream> stream;
+    std::size_t payload_bytes = 0;
+  };
+  using Key = std::tuple<std::string, TransportKind, std::optional<std::uint32_t>>;
+
+  void execute(const Job& job);
+  void scheduler_loop();
+  void worker_loop(std::size_t index);
+  std::vector<Job> collect_due();
+  std::uint64_t now_cpu_ns() const;
+
+  RunnerOptions options_;
+  Scheduler::Clock clock_;
+
+  mutable std::mutex mutex_;  ///< guards everything below except the atomics
+  Scheduler scheduler_;
+  std::map<Key, std::shared_ptr<Stream>> streams_;
+  std::map<std::uint64_t, std::shared_ptr<Stream>> by_id_;
+  std::uint64_t next_id_ = 1;
+  std::deque<Job> queue_;
+  std::condition_variable work_cv_;   ///< workers wait for jobs
+  std::condition_variable sched_cv_;  ///< the scheduler waits for the next due time
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+  /// CPU time of each runner thread, updated by the thread itself (CLOCK_THREAD_CPUTIME_ID
+  /// reads only the calling thread), plus run_due()'s work on foreign threads.
+  std::unique_ptr<std::atomic<std::uint64_t>[]> thread_cpu_ns_;
+  std::atomic<std::uint64_t> inline_cpu_ns_{0};
+};
+
+}  // namespace rdmatop::probes

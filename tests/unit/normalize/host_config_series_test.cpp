@@ -1,0 +1,119 @@
+// Host configuration series: DCB PFC per priority (replacing the mlx5 inference), the storm
+// prevention tunable, firmware info / activation pending, devlink reporters, NUMA node; and
+// docs/metrics.md listing every family.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string>
+
+#include "collector/normalize/host_config_series.h"
+#include "collector/normalize/normalizer.h"
+
+namespace rdmatop {
+namespace {
+
+Snapshot mlx5_snapshot() {
+  Snapshot s;
+  DeviceSample d;
+  d.name = "mlx5_0";
+  d.driver = "mlx5";
+  PortSample p;
+  p.port = 1;
+  p.netdev = "eth0";
+  d.ports.push_back(p);
+  s.devices.push_back(d);
+  NetdevSample n;
+  n.name = "eth0";
+  // mlx5e emits rx_prio3_pause only when PFC is on for 3: the inference says "3 on".
+  n.ethtool = {{"rx_prio0_bytes", 1}, {"rx_prio3_pause", 0}};
+  s.netdevs.push_back(n);
+  return s;
+}
+
+std::optional<double> value(const std::vector<Series>& series, const std::string& name,
+                            const Labels& extra = {}) {
+  for (const auto& s : series) {
+    if (s.name != name) continue;
+    bool match = true;
+    for (const auto& [k, v] : extra) match = match && label_value(s.labels, k) == v;
+    if (match) return s.value;
+  }
+  return std::nullopt;
+}
+
+TEST_CASE("rdma_pfc_enabled comes from DCB when read, from the ethtool inference otherwise",
+          "[normalize][host_config]") {
+  Snapshot s = mlx5_snapshot();
+  auto inferred = normalize(s);
+  CHECK(value(inferred, "rdma_pfc_enabled", {{"priority", "3"}}) == 1.0);
+  CHECK(value(inferred, "rdma_pfc_enabled", {{"priority", "4"}}) == 0.0);
+  DcbInfo dcb;
+  dcb.pfc_enabled = 0x10;  // priority 4 only
+  s.netdevs[0].dcb = dcb;
+  auto configured = normalize(s);
+  CHECK(value(configured, "rdma_pfc_enabled", {{"priority", "3"}}) == 0.0);
+  CHECK(value(configured, "rdma_pfc_enabled", {{"priority", "4"}}) == 1.0);
+  int count = 0;
+  for (const auto& x : configured) count += x.name == "rdma_pfc_enabled" ? 1 : 0;
+  CHECK(count == 8);
+}
+
+TEST_CASE("pfc_storm_prevention_seconds: disabled, auto, milliseconds",
+          "[normalize][host_config]") {
+  CHECK(pfc_storm_prevention_seconds(0) == 0.0);
+  CHECK(pfc_storm_prevention_seconds(0xffff) == Approx(0.1));
+  CHECK(pfc_storm_prevention_seconds(500) == Approx(0.5));
+  Snapshot s = mlx5_snapshot();
+  s.netdevs[0].pfc_prevention_tout_ms = 0;
+  CHECK(value(normalize(s), "rdma_pfc_storm_prevention_seconds") == 0.0);
+  s.netdevs[0].pfc_prevention_tout_ms.reset();
+  CHECK_FALSE(value(normalize(s), "rdma_pfc_storm_prevention_seconds"));
+}
+
+TEST_CASE("devlink series: firmware info, activation pending, reporters",
+          "[normalize][host_config]") {
+  Snapshot s = mlx5_snapshot();
+  DevlinkInfo dl;
+  dl.driver = "mlx5_core";
+  dl.running = {{"fw.version", "16.35.2000"}};
+  dl.stored = {{"fw.version", "16.35.3006"}};
+  dl.reporters = {{"fw", "healthy", 0, 0, {}, {}, {}, {}},
+                  {"fw_fatal", "error", 3, std::nullopt, {}, {}, {}, {}}};
+  s.devices[0].devlink = dl;
+  s.devices[0].numa_node = 1;
+  auto series = normalize(s);
+  CHECK(value(series, "rdma_firmware_activation_pending") == 1.0);
+  CHECK(value(series, "rdma_firmware_info",
+              {{"running", "16.35.2000"}, {"stored", "16.35.3006"}, {"driver", "mlx5_core"}}) ==
+        1.0);
+  CHECK(value(series, "rdma_devlink_health_error", {{"reporter", "fw_fatal"}}) == 1.0);
+  CHECK(value(series, "rdma_devlink_health_error", {{"reporter", "fw"}}) == 0.0);
+  CHECK(value(series, "rdma_devlink_health_errors_total", {{"reporter", "fw_fatal"}}) == 3.0);
+  CHECK_FALSE(value(series, "rdma_devlink_health_recovers_total", {{"reporter", "fw_fatal"}}));
+  CHECK(value(series, "rdma_device_numa_node") == 1.0);
+
+  s.devices[0].devlink->stored = s.devices[0].devlink->running;
+  CHECK(value(normalize(s), "rdma_firmware_activation_pending") == 0.0);
+  s.devices[0].devlink->stored.clear();
+  CHECK_FALSE(value(normalize(s), "rdma_firmware_activation_pending"));
+}
+
+TEST_CASE("every host configuration family is documented in docs/metrics.md",
+          "[normalize][host_config]") {
+  std::ifstream in(std::string(RDMATOP_SOURCE_DIR) + "/docs/metrics.md");
+  REQUIRE(in.good());
+  std::ostringstream doc;
+  doc << in.rdbuf();
+  for (const auto& m : host_config_metric_infos()) {
+    INFO(m.name);
+    CHECK(m.name.starts_with("rdma_"));
+    CHECK(m.name.ends_with("_total") == (m.kind == SeriesKind::counter));
+    CHECK_FALSE(m.help.empty());
+    CHECK(doc.str().find("`" + std::string(m.name) + "`") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace rdmatop

@@ -1,0 +1,426 @@
+#include <unistd.h>
+
+#include "probes/runner.h"
+
+#include "collector/source/ethtool_source.h"
+#include "collector/source/file_source.h"
+#include "probes/port_retransmits.h"
+#include "probes/with_probes.h"
+
+#include <catch2/catch.hpp>
+#include <condition_variable>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace rdmatop::probes {
+namespace {
+
+using namespace std::chrono_literals;
+
+/// A mock network: per host, whether it accepts connections and what pings return.
+struct FakeNet {
+  struct Host {
+    bool up = true;
+    std::chrono::nanoseconds rtt = 100us;
+    std::deque<PingResult::Outcome> script;  ///< outcomes to return before answering
+    bool block_connect = false;              ///< connect waits until released
+  };
+  std::mutex mutex;
+  std::condition_variable released;
+  std::map<std::string, Host> hosts;
+  std::map<std::string, int> connects;
+  int live = 0;
+};
+
+class FakeTransport final : public Transport {
+ public:
+  FakeTransport(FakeNet& net, ProbeOptions options) : net_(net), options_(std::move(options)) {}
+  ~FakeTransport() override { disconnect(); }
+
+  std::optional<Error> connect(const Endpoint& ep, std::chrono::milliseconds) override {
+    std::unique_lock lock(net_.mutex);
+    ++net_.connects[ep.host];
+    auto& host = net_.hosts[ep.host];
+    net_.released.wait(lock, [&] { return !host.block_connect; });
+    if (!host.up) return Error{111, "connect: Connection refused"};
+    host_ = ep.host;
+    connected_ = true;
+    ++net_.live;
+    return std::nullopt;
+  }
+  PingResult ping(std::size_t bytes, std::chrono::milliseconds) override {
+    PingResult r;
+    if (!connected_ || bytes > options_.max_payload) return r;
+    const std::lock_guard lock(net_.mutex);
+    auto& host = net_.hosts[host_];
+    if (!host.up) {
+      r.outcome = PingResult::Outcome::qp_error;
+      r.error = "peer reset";
+      return r;
+    }
+    if (!host.script.empty()) {
+      r.outcome = host.script.front();
+      host.script.pop_front();
+      if (r.outcome == PingResult::Outcome::wc_error) {
+        r.wc_status = "transport retry counter exceeded";
+        r.error = "wc: transport retry counter exceeded";
+      }
+      if (r.outcome == PingResult::Outcome::timed_out) r.error = "no answer in 1000 ms";
+      if (r.outcome == PingResult::Outcome::qp_error) r.error = "async event: QP fatal";
+      return r;
+    }
+    r.outcome = PingResult::Outcome::answered;
+    r.rtt = host.rtt;
+    return r;
+  }
+  void disconnect() override {
+    if (!connected_) return;
+    connected_ = false;
+    const std::lock_guard lock(net_.mutex);
+    --net_.live;
+  }
+  bool connected() const override { return connected_; }
+  std::string local_device() const override {
+    return options_.kind == TransportKind::tcp ? "" : "rxe0";
+  }
+  std::uint32_t local_port() const override { return 1; }
+  std::uint64_t registered_bytes() const override {
+    return options_.kind == TransportKind::tcp ? 0 : 2 * options_.max_payload;
+  }
+
+ private:
+  FakeNet& net_;
+  ProbeOptions options_;
+  std::string host_;
+  bool connected_ = false;
+};
+
+struct Fixture {
+  FakeNet net;
+  Scheduler::TimePoint now{std::chrono::seconds(100)};
+  RunnerOptions options() {
+    RunnerOptions o;
+    o.schedule.rate_per_stream = 10;
+    o.schedule.jitter = 0;
+    o.schedule.sizes = {64, 4096};
+    o.factory = [this](const ProbeOptions& p) { return std::make_unique<FakeTransport>(net, p); };
+    o.clock = [this] { return now; };
+    return o;
+  }
+  /// Steps the fake clock by 10 ms for `total`, running due probes inline.
+  void advance(Runner& r, std::chrono::milliseconds total) {
+    for (auto t = 0ms; t < total; t += 10ms) {
+      now += 10ms;
+      r.run_due();
+    }
+  }
+};
+
+StreamSpec stream(const std::string& host, TransportKind kind = TransportKind::rc_send,
+                  std::optional<std::uint32_t> tclass = std::nullopt) {
+  StreamSpec s;
+  s.target = host;
+  s.endpoint = {host, kDefaultProbePort};
+  s.kind = kind;
+  s.traffic_class = tclass;
+  return s;
+}
+
+const ProbeTargetSample& find(const ProbeResults& r, const std::string& target,
+                              const std::string& transport) {
+  for (const auto& t : r.targets) {
+    if (t.target == target && t.transport == transport) return t;
+  }
+  FAIL("no sample for " << target << " " << transport);
+  throw;
+}
+
+TEST_CASE("answered probes fill counters, buckets and the window", "[probes][runner]") {
+  Fixture f;
+  f.net.hosts["b"].rtt = 2ms;
+  Runner r(f.options());
+  r.set_streams({stream("b", TransportKind::tcp), stream("a"), stream("b"),
+                 stream("a", TransportKind::rc_send, 106)});
+  f.advance(r, 1000ms);
+  const auto first = r.sample();
+  REQUIRE(first.targets.size() == 4);
+  // Sorted by (target, transport, traffic class).
+  CHECK(first.targets[0].target == "a");
+  CHECK_FALSE(first.targets[0].traffic_class.has_value());
+  CHECK(first.targets[1].traffic_class == 106u);
+  CHECK(first.targets[2].transport == "rc_send");
+  CHECK(first.targets[3].transport == "tcp");
+  const auto& b = find(first, "b", "rc_send");
+  CHECK(b.sent >= 9);
+  CHECK(b.sent <= 11);
+  CHECK(b.answered == b.sent);
+  CHECK(b.timed_out == 0);
+  CHECK(b.connected);
+  CHECK(b.local_device == "rxe0");
+  REQUIRE(b.window.has_value());
+  CHECK(b.window->count == b.answered);
+  CHECK(b.window->p50 == Approx(2e-3).epsilon(0.01));
+  CHECK(b.rtt_sum_seconds == Approx(2e-3 * static_cast<double>(b.answered)));
+  REQUIRE(b.bucket_counts.size() == b.bucket_upper_seconds.size());
+  for (std::size_t i = 0; i < b.bucket_counts.size(); ++i) {
+    CHECK(b.bucket_counts[i] == (b.bucket_upper_seconds[i] >= 2e-3 ? b.answered : 0));
+  }
+  CHECK(find(first, "b", "tcp").local_device.empty());
+  CHECK(first.cost.targets == 2);
+  CHECK(first.cost.qps == 3);
+  CHECK(first.cost.registered_bytes == 3 * 2 * 4096);
+  CHECK(f.net.connects["b"] == 2);  // one per stream, reused for every probe
+
+  // No probes in between: the next window is empty, the cumulative counts stay.
+  const auto idle = r.sample();
+  CHECK_FALSE(find(idle, "b", "rc_send").window.has_value());
+  CHECK(find(idle, "b", "rc_send").bucket_counts == b.bucket_counts);
+  f.advance(r, 500ms);
+  const auto later = find(r.sample(), "b", "rc_send");
+  REQUIRE(later.window.has_value());
+  CHECK(later.window->count == later.answered - b.answered);
+  CHECK(later.bucket_counts.back() == later.answered);
+}
+
+TEST_CASE("a refused connect backs off exponentially and keeps its cause", "[probes][runner]") {
+  Fixture f;
+  f.net.hosts["dead"].up = false;
+  auto o = f.options();
+  o.backoff_min = 100ms;
+  o.backoff_max = 400ms;
+  Runner r(o);
+  r.set_streams({stream("dead"), stream("alive")});
+  f.advance(r, 2000ms);
+  const auto s = r.sample();
+  const auto& dead = find(s, "dead", "rc_send");
+  CHECK(dead.sent == 0);
+  CHECK_FALSE(dead.connected);
+  CHECK(dead.last_error.find("Connection refused") != std::string::npos);
+  CHECK(dead.last_error.find("dead:19875") != std::string::npos);
+  // Backoff 100, 200, 400, 400, ... ms (each rounded up to the next 100 ms probe slot):
+  // far fewer attempts than the 20 scheduled probes, more than a handful.
+  CHECK(dead.connect_failures >= 5);
+  CHECK(dead.connect_failures <= 9);
+  CHECK(f.net.connects["dead"] == static_cast<int>(dead.connect_failures));
+  CHECK(find(s, "alive", "rc_send").answered >= 19);
+
+  f.net.hosts["dead"].up = true;  // it comes back: the next attempt reconnects
+  f.advance(r, 1000ms);
+  const auto back = find(r.sample(), "dead", "rc_send");
+  CHECK(back.connected);
+  CHECK(back.answered >= 4);
+  CHECK(back.connect_failures == dead.connect_failures);
+}
+
+TEST_CASE("work-completion errors count by status and reconnect", "[probes][runner]") {
+  Fixture f;
+  using O = PingResult::Outcome;
+  f.net.hosts["a"].script = {O::answered, O::wc_error, O::timed_out, O::wc_error, O::qp_error};
+  Runner r(f.options());
+  r.set_streams({stream("a")});
+  f.advance(r, 3000ms);
+  const auto results = r.sample();
+  const auto& a = results.targets.at(0);
+  REQUIRE(a.wc_errors.size() == 1);
+  CHECK(a.wc_errors.at("transport retry counter exceeded") == 2);
+  CHECK(a.qp_errors == 3);
+  CHECK(a.timed_out == 1);
+  CHECK(a.sent == a.answered + a.timed_out + a.qp_errors);
+  CHECK(a.connected);
+  CHECK(f.net.connects["a"] == 4);                 // the first, then one after each QP error
+  CHECK(a.last_error == "async event: QP fatal");  // the most recent failure
+}
+
+TEST_CASE("reloading the stream set keeps unchanged streams", "[probes][runner]") {
+  Fixture f;
+  Runner r(f.options());
+  r.set_streams({stream("a"), stream("b")});
+  f.advance(r, 1000ms);
+  const auto before = r.sample();
+  auto b_changed = stream("b");
+  b_changed.group = "pod-2";  // a changed option makes a new stream
+  r.set_streams({stream("a"), b_changed, stream("c")});
+  f.advance(r, 1000ms);
+  const auto after = r.sample();
+  REQUIRE(after.targets.size() == 3);
+  CHECK(find(after, "a", "rc_send").sent > find(before, "a", "rc_send").sent);
+  CHECK(f.net.connects["a"] == 1);
+  CHECK(find(after, "b", "rc_send").group == "pod-2");
+  CHECK(find(after, "b", "rc_send").sent <= 11);
+  CHECK(f.net.connects["b"] == 2);
+  r.set_streams({});
+  CHECK(r.sample().targets.empty());
+  CHECK(f.net.live == 0);  // removed streams closed their connections
+}
+
+TEST_CASE("retransmits are the port counter delta over the stream's life", "[probes][runner]") {
+  Fixture f;
+  std::map<std::string, std::uint64_t> port_counter{{"rxe0", 1000}};
+  auto o = f.options();
+  o.retransmits = [&](const std::string& device,
+                      std::uint32_t port) -> std::optional<std::uint64_t> {
+    CHECK(port == 1);
+    return port_counter.at(device);
+  };
+  Runner r(o);
+  r.set_streams({stream("a"), stream("a", TransportKind::tcp)});
+  f.advance(r, 200ms);
+  port_counter["rxe0"] = 1007;
+  auto s = r.sample();
+  CHECK(find(s, "a", "rc_send").retransmits == 7u);
+  CHECK(find(s, "a", "rc_send").retransmit_scope == "port");
+  CHECK_FALSE(find(s, "a", "tcp").retransmits.has_value());
+  CHECK(find(s, "a", "tcp").retransmit_scope.empty());
+  port_counter["rxe0"] = 5;  // reset (driver reload): counting resumes from the new value
+  r.sample();
+  port_counter["rxe0"] = 8;
+  CHECK(find(r.sample(), "a", "rc_send").retransmits == 10u);
+}
+
+TEST_CASE("a one-shot run stops after its probe count", "[probes][runner]") {
+  Fixture f;
+  auto o = f.options();
+  o.max_probes_per_stream = 5;
+  Runner r(o);
+  r.set_streams({stream("a"), stream("b")});
+  CHECK_FALSE(r.finished());
+  f.advance(r, 3000ms);
+  CHECK(r.finished());
+  for (const auto& t : r.sample().targets) CHECK(t.sent == 5);
+}
+
+TEST_CASE("a stalled target does not stall the others (threads)", "[probes][runner]") {
+  FakeNet net;
+  net.hosts["stuck"].block_connect = true;
+  RunnerOptions o;
+  o.schedule.rate_per_stream = 200;
+  o.workers = 2;
+  o.factory = [&net](const ProbeOptions& p) { return std::make_unique<FakeTransport>(net, p); };
+  Runner r(o);
+  r.set_streams({stream("stuck"), stream("a"), stream("b")});
+  r.start();
+  // Wait (bounded, not timed) until the live targets made progress while "stuck" hangs.
+  bool progressed = false;
+  for (int i = 0; i < 1000 && !progressed; ++i) {
+    const auto s = r.sample();
+    std::uint64_t a = 0, b = 0;
+    for (const auto& t : s.targets) {
+      if (t.target == "a") a += t.answered;
+      if (t.target == "b") b += t.answered;
+    }
+    progressed = a >= 20 && b >= 20;
+    if (!progressed) std::this_thread::sleep_for(10ms);
+  }
+  CHECK(progressed);
+  CHECK(find(r.sample(), "stuck", "rc_send").sent == 0);
+  {
+    const std::lock_guard lock(net.mutex);
+    net.hosts["stuck"].block_connect = false;
+  }
+  net.released.notify_all();
+  r.stop();
+  CHECK(r.sample().cost.cpu_seconds > 0);
+}
+
+}  // namespace
+}  // namespace rdmatop::probes
+
+namespace rdmatop::probes {
+namespace {
+
+TEST_CASE("port retransmit evidence read through the collector", "[probes][runner]") {
+  struct Row {
+    const char* host;
+    const char* device;
+    std::optional<std::uint64_t> expected;
+  };
+  // rxe: completer_retry_err (9) alone; mlx5: local_ack_timeout_err (1) + packet_seq_err (9).
+  for (const Row& row : {Row{"rxe", "rxe0", 9}, Row{"mlx5", "mlx5_0", 10},
+                         Row{"mlx5", "no_such_dev", std::nullopt}}) {
+    INFO(row.host << " " << row.device);
+    const std::string root = std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/hosts/" + row.host;
+    const auto sysfs = make_directory_file_source(root + "/sys");
+    const auto ethtool = make_dump_ethtool_source(root + "/ethtool");
+    const CollectContext ctx{*sysfs, *ethtool, DeviceFilter{}, nullptr, CounterSource::sysfs};
+    CHECK(port_retransmit_reader(ctx)(row.device, 1) == row.expected);
+  }
+  CHECK_FALSE(port_retransmit_evidence({}, "rxe0", 1).has_value());
+}
+
+}  // namespace
+}  // namespace rdmatop::probes
+
+namespace rdmatop::probes {
+namespace {
+
+TEST_CASE("targets expand into one stream per transport and traffic class", "[probes][runner]") {
+  TargetSpec plain;
+  plain.target = "10.0.0.2";
+  plain.endpoint = {"10.0.0.2", 19875};
+  TargetSpec grouped = plain;
+  grouped.target = "10.0.0.3:7";
+  grouped.endpoint = {"10.0.0.3", 7};
+  grouped.group = "tor-a";
+  grouped.rate = 5;
+  grouped.transports = {TransportKind::rc_write};
+  grouped.traffic_classes = {0, 106};
+  const auto streams =
+      expand_streams({plain, grouped}, {TransportKind::rc_send, TransportKind::tcp}, 96);
+  REQUIRE(streams.size() == 4);
+  CHECK(streams[0].kind == TransportKind::rc_send);
+  CHECK(streams[0].traffic_class == 96u);
+  CHECK(streams[1].kind == TransportKind::tcp);
+  CHECK(streams[2].kind == TransportKind::rc_write);
+  CHECK(streams[2].traffic_class == 0u);
+  CHECK(streams[3].traffic_class == 106u);
+  CHECK(streams[3].group == "tor-a");
+  CHECK(streams[3].rate == 5.0);
+  CHECK(streams[3].endpoint.port == 7);
+}
+
+TEST_CASE("with_probes puts the runner's sample into every snapshot", "[probes][runner]") {
+  Fixture f;
+  auto runner = std::make_shared<Runner>(f.options());
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("rdmatop-with-probes-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "targets.txt";
+  std::ofstream(file) << "a\nb:7000\nnot a target\n";
+  std::vector<std::string> errors;
+  auto reloader = std::make_shared<TargetReloader>(
+      file.string(), std::vector<TransportKind>{TransportKind::rc_send}, std::nullopt, runner,
+      [&](const std::string& e) { errors.push_back(e); });
+  int calls = 0;
+  auto provider = with_probes(
+      [&](std::uint64_t seq) -> std::optional<Snapshot> {
+        ++calls;
+        if (seq > 2) return std::nullopt;
+        Snapshot s;
+        s.seq = seq;
+        return s;
+      },
+      runner, reloader);
+  auto first = provider(1);
+  REQUIRE(first.has_value());
+  CHECK(first->seq == 1);
+  REQUIRE(first->probes.size() == 2);
+  CHECK(first->probes[1].target == "b:7000");
+  REQUIRE(first->prober.has_value());
+  CHECK(first->prober->targets == 2);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].find("targets.txt:3:") != std::string::npos);
+  f.advance(*runner, 500ms);
+  auto second = provider(2);
+  REQUIRE(second.has_value());
+  CHECK(second->probes[0].answered >= 4);
+  CHECK_FALSE(provider(3).has_value());
+  CHECK(calls == 3);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rdmatop::probes
