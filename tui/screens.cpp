@@ -8,6 +8,7 @@
 #include <set>
 
 #include "exporters/report/units.h"
+#include "tui/probe_panel.h"
 
 namespace rdmatop::tui {
 
@@ -231,16 +232,32 @@ std::vector<Line> main_body(const Report& report, UiState& state, const FrameCon
     for (const Finding* f : findings) append(detail, finding_detail(*f, ctx.width));
   }
 
+  // Probe streams (when a prober runs) sit between ports and findings, capped to a quarter of
+  // the body in a terminal so the ports and findings stay in view.
+  std::vector<Line> probe_part;
+  if (!report.snapshot.probes.empty()) {
+    probe_part.push_back(text_line(probe_panel_title(report), Tone::heading));
+    const std::size_t cap = interactive ? std::max<std::size_t>(body_height / 4, 3) - 1 : 0;
+    append(probe_part,
+           window(table_lines(probe_columns(), probe_rows(report), std::nullopt), {}, cap));
+  }
+  const std::size_t probe_need = probe_part.empty() ? 0 : probe_part.size() + 1;
+
   std::vector<Line> out = port_part;
   if (!ports.rows.empty()) {
     std::size_t budget = 0;
     if (interactive) {
       // Ports keep at least half of the body; the findings get what the ports leave.
-      const std::size_t finding_need = findings.empty() ? 2 : 3 + finding_rows.size();
+      const std::size_t finding_need =
+          (findings.empty() ? 2 : 3 + finding_rows.size()) + probe_need;
       const std::size_t rest = body_height > finding_need + 2 ? body_height - finding_need - 2 : 0;
       budget = std::max<std::size_t>(std::max(rest, body_height / 2), 2);
     }
     append(out, window(port_table, port_cursor, budget));
+  }
+  if (!probe_part.empty()) {
+    out.push_back(Line{});
+    append(out, probe_part);
   }
   out.push_back(Line{});
   append(out, finding_part);

@@ -31,12 +31,6 @@ Rate rate_of(const Report& report, const std::string& name, const Labels& stream
   return Rate{};
 }
 
-std::string seconds_text(double s) {
-  if (s < 1e-3) return fmt::format("{:.1f}us", s * 1e6);
-  if (s < 1) return fmt::format("{:.2f}ms", s * 1e3);
-  return fmt::format("{:.2f}s", s);
-}
-
 std::string count_text(std::uint64_t n) {
   return format_si(static_cast<double>(n));
 }
@@ -111,7 +105,7 @@ std::string render_probe_section_text(const Report& report) {
   for (const ProbeStreamView& v : probe_stream_views(report)) {
     const ProbeTargetSample& p = *v.sample;
     const auto rtt = [&](double RttSummary::*field) {
-      return p.window ? seconds_text((*p.window).*field) : kDash;
+      return p.window ? format_seconds((*p.window).*field) : kDash;
     };
     std::string vs_tcp = kDash;
     if (v.tcp_baseline != nullptr && v.tcp_baseline->window && p.window &&

@@ -50,4 +50,10 @@ std::string format_rate(const Rate& rate, const std::string& suffix) {
   return format_si(rate.per_second) + suffix;
 }
 
+std::string format_seconds(double seconds) {
+  if (seconds < 1e-3) return fmt::format("{:.1f}us", seconds * 1e6);
+  if (seconds < 1) return fmt::format("{:.2f}ms", seconds * 1e3);
+  return fmt::format("{:.2f}s", seconds);
+}
+
 }  // namespace rdmatop

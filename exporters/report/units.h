@@ -14,6 +14,8 @@ std::string format_si(double value);
 std::string format_bytes(double bytes);
 /// A fraction 0..1 as a percentage: "97.3%".
 std::string format_percent(double fraction);
+/// A duration for latency columns: "850.0us", "4.25ms", "1.50s".
+std::string format_seconds(double seconds);
 /// A rate with its state: "init", "reset", "stale", or the formatted per-second value with
 /// `suffix` ("/s", " B/s"; a suffix of "%" formats a fraction as a percentage).
 std::string format_rate(const Rate& rate, const std::string& suffix);

@@ -2,7 +2,7 @@
 # the mlx5 fixture host (tests/tui/tui_tmux_test.sh, one CTest per case), and batch mode
 # against a golden. Label: tui.
 # Cases without tmux skip loudly (exit 77).
-set(_tui_cases demo ports sort filter detail findings help resize monochrome pause sigint sigterm dumb)
+set(_tui_cases demo probes ports sort filter detail findings help resize monochrome pause sigint sigterm dumb)
 foreach(_case ${_tui_cases})
   add_test(NAME tui.tmux.${_case}
            COMMAND ${CMAKE_CURRENT_LIST_DIR}/tui_tmux_test.sh $<TARGET_FILE:rdmatop>

@@ -43,6 +43,14 @@ wider_than() {
   return 1
 }
 
+# start_demo SCENARIO: `rdmatop demo SCENARIO` in a 120x40 pane, 5 s ticks played ten times a
+# second.
+start_demo() {
+  tm new-session -d -s rdmatop -x 120 -y 40 \
+    "env TERM=xterm-256color LANG=C.UTF-8 '$binary' demo $1 --speed 50; \
+     echo \$? > '$status_file'; echo RDMATOP-EXITED; exec sleep 600"
+}
+
 # wait_for TEXT: poll the pane until it shows TEXT (fixed string), up to 20 s.
 wait_for() {
   for _ in $(seq 1 100); do
@@ -85,9 +93,7 @@ case "$case_name" in
     # A newcomer's path: `rdmatop demo`, the storm shows on the right port and priority, and
     # selecting the finding says why (evidence) and what to do (remediation). --speed 50 plays
     # the scenario's 5 s ticks ten times a second.
-    tm new-session -d -s rdmatop -x 120 -y 40 \
-      "env TERM=xterm-256color LANG=C.UTF-8 '$binary' demo pfc-storm --speed 50; \
-       echo \$? > '$status_file'; echo RDMATOP-EXITED; exec sleep 600"
+    start_demo pfc-storm
     wait_for "critical RdmaPfcStormFromNic"
     pane | grep -qE '^[> ] mlx5_0/1 .*critical RdmaPfcStormFromNic' ||
       fail "the storm is not on mlx5_0/1's row"
@@ -97,6 +103,17 @@ case "$case_name" in
     tm send-keys -t rdmatop Enter
     wait_for "evidence: rdma_pfc_pause_seconds_total{device=mlx5_0,direction=tx"
     wait_for "remediation: Check the host receive path"
+    tm send-keys -t rdmatop q
+    expect_clean_exit
+    ;;
+  probes)
+    # The probe panel on the simulated lossy link: the lossy RC stream to tor-1 shows loss next
+    # to its TCP baseline, and the loss alert fires for it.
+    start_demo probe-loss
+    wait_for " PROBES  "
+    wait_for "RdmaProbeLoss"
+    pane | grep -qE '^  192\.168\.100\.2 \(tor-1\) +rc_send tc=106 +up +[0-9.]+(us|ms) +[0-9.]+(us|ms) +[0-9.]+x +[1-9][0-9.]*%' ||
+      fail "the lossy rc_send stream to 192.168.100.2 shows no loss"
     tm send-keys -t rdmatop q
     expect_clean_exit
     ;;

@@ -13,6 +13,7 @@ using namespace rdmatop;
 
 namespace {
 
+/// Pointers into `series`, which must outlive the map (a temporary would dangle).
 std::map<std::string, const Series*> by_key(const std::vector<Series>& series) {
   std::map<std::string, const Series*> out;
   for (const Series& s : series) out.emplace(series_key(s.name, s.labels), &s);
@@ -78,7 +79,8 @@ TEST_CASE("probe counters carry the stream's labels", "[probe_series]") {
 }
 
 TEST_CASE("the RTT histogram is laid out as Prometheus buckets", "[probe_series]") {
-  const auto keys = by_key(normalize(probed_host()));
+  const auto series = normalize(probed_host());  // keys point into it: keep it alive
+  const auto keys = by_key(series);
   const std::string tcp = R"(target="10.0.0.2",transport="tcp")";
   const std::map<std::string, double> buckets = {
       {"1e-05", 50}, {"0.0001", 90}, {"0.001", 100}, {"+Inf", 100}};
@@ -95,7 +97,8 @@ TEST_CASE("the RTT histogram is laid out as Prometheus buckets", "[probe_series]
 }
 
 TEST_CASE("window quantiles are gauges, absent when nothing was answered", "[probe_series]") {
-  const auto keys = by_key(normalize(probed_host()));
+  const auto series = normalize(probed_host());  // keys point into it: keep it alive
+  const auto keys = by_key(series);
   const std::map<std::string, double> quantiles = {{"0", 1e-6},    {"0.5", 2e-6},   {"0.9", 3e-6},
                                                    {"0.99", 4e-6}, {"0.999", 5e-6}, {"1", 6e-6}};
   for (const auto& [q, value] : quantiles) {

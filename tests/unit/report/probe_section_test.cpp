@@ -8,40 +8,10 @@
 
 using namespace rdmatop;
 
-namespace {
-
-Snapshot probed(std::uint64_t sent, std::uint64_t answered, std::chrono::seconds at) {
-  Snapshot snap;
-  snap.taken = std::chrono::steady_clock::time_point(at);
-  ProbeTargetSample rc = test::probe_stream("10.0.0.2", "rc_send", sent, answered);
-  rc.traffic_class = 106;
-  rc.window = RttSummary{answered, 2e-6, 3e-6, 4e-6, 8e-6, 9e-6, 2.5e-3};
-  rc.retransmits = sent - answered;
-  rc.retransmit_scope = "qp";
-  rc.wc_errors = {{"transport retry counter exceeded", 2}};
-  rc.qp_errors = 2;
-  snap.probes.push_back(rc);
-  ProbeTargetSample tcp = test::probe_stream("10.0.0.2", "tcp", sent, sent);
-  tcp.window = RttSummary{sent, 20e-6, 30e-6, 40e-6, 50e-6, 60e-6, 70e-6};
-  snap.probes.push_back(tcp);
-  ProbeTargetSample down = test::probe_stream("10.0.0.9", "rc_write", 0, 0);
-  down.connected = false;
-  down.connect_failures = 4;
-  down.last_error = "rdma_resolve_route: No route to host";
-  snap.probes.push_back(down);
-  snap.prober = ProberCost{0.25, 2, 131072, 2};
-  return snap;
-}
-
-Report two_ticks() {
-  const Observation first = make_observation(probed(100, 100, std::chrono::seconds(10)));
-  return build_report(&first, make_observation(probed(200, 190, std::chrono::seconds(20))));
-}
-
-}  // namespace
+using test::two_probe_ticks;
 
 TEST_CASE("probe views: loss over the interval and the TCP baseline", "[report][probe]") {
-  const Report report = two_ticks();
+  const Report report = two_probe_ticks();
   const auto views = probe_stream_views(report);
   REQUIRE(views.size() == 3);
   // rc_send: 100 sent and 10 timed out in the 10 s interval.
@@ -56,14 +26,15 @@ TEST_CASE("probe views: loss over the interval and the TCP baseline", "[report][
   CHECK_FALSE(views[2].interval_loss.has_value());
   CHECK_FALSE(shown_loss(views[2]).has_value());
   // A single snapshot has no interval: the loss since the prober started is shown.
-  const Report single = build_report(nullptr, make_observation(probed(200, 190, {})));
+  const Report single =
+      build_report(nullptr, make_observation(test::probed_snapshot(200, 190, {})));
   const auto first_views = probe_stream_views(single);
   CHECK_FALSE(first_views[0].interval_loss.has_value());
   CHECK(shown_loss(first_views[0]) == Approx(0.05));
 }
 
 TEST_CASE("text report: a PROBES section next to the TCP baseline", "[report][probe]") {
-  const std::string text = render_report_text(two_ticks());
+  const std::string text = render_report_text(two_probe_ticks());
   REQUIRE(text.find("\nPROBES\n") != std::string::npos);
   CHECK(text.find("prober: 2 targets, 2 QPs") != std::string::npos);
   const auto line_of = [&](const std::string& needle) {
@@ -84,7 +55,7 @@ TEST_CASE("text report: a PROBES section next to the TCP baseline", "[report][pr
 }
 
 TEST_CASE("JSON report: probes member only when a prober ran", "[report][probe]") {
-  const auto doc = nlohmann::json::parse(render_report_json(two_ticks()));
+  const auto doc = nlohmann::json::parse(render_report_json(two_probe_ticks()));
   REQUIRE(doc.contains("probes"));
   const auto& streams = doc["probes"]["streams"];
   REQUIRE(streams.size() == 3);

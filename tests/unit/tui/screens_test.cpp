@@ -1,6 +1,9 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 
+#include "tests/support/probe_samples.h"
 #include "tests/unit/tui/tui_test_support.h"
+#include "tui/probe_panel.h"
 #include "tui/screens.h"
 
 using namespace rdmatop;
@@ -215,4 +218,40 @@ TEST_CASE("finding text wraps at the terminal width instead of running off", "[t
   CHECK(contains(text, "    remediation: check the host receive\n"));
   CHECK(contains(text, "      path and the switch watchdog\n"));
   CHECK(contains(text, "      configuration now\n"));
+}
+
+TEST_CASE("probe panel: streams with RTTs, loss, the TCP baseline and a down target", "[tui]") {
+  History h;
+  h.push(std::make_shared<const Report>(test::two_probe_ticks()));
+  UiState state;
+  const std::string text = text_of(render_frame(h, state, FrameContext{}));
+  CHECK(contains(text, " PROBES  3 streams  prober: 2 targets, 2 QPs"));
+  const auto rows = probe_rows(*h.latest());
+  REQUIRE(rows.size() == 3);
+  const auto cell = [&](std::size_t row, const std::string& column) {
+    const auto& cols = probe_columns();
+    const auto at =
+        static_cast<std::size_t>(std::find(cols.begin(), cols.end(), column) - cols.begin());
+    return rows[row].cells.at(at);
+  };
+  // rc_send lost 10 of the interval's 100 probes: at the critical threshold.
+  CHECK(cell(0, "STREAM").text == "rc_send tc=106");
+  CHECK(cell(0, "LOSS").text == "10%");
+  CHECK(cell(0, "LOSS").tone == Tone::crit);
+  CHECK(cell(0, "P50").text == "3.0us");
+  CHECK(cell(0, "P99").tone == Tone::normal);  // 8 us: inside the 1 ms objective
+  CHECK(cell(0, "VS TCP").text == "0.10x");    // 3 us against TCP's 30 us
+  CHECK(cell(0, "ERRORS").tone == Tone::warn);
+  CHECK(cell(1, "STREAM").text == "tcp");
+  CHECK(cell(1, "LOSS").tone == Tone::ok);
+  CHECK(cell(2, "UP").text == "DOWN");
+  CHECK(cell(2, "UP").tone == Tone::crit);
+  CHECK(cell(2, "P50").text == "-");
+}
+
+TEST_CASE("no prober, no probe panel", "[tui]") {
+  History h;
+  h.push(busy_report(1e9));
+  UiState state;
+  CHECK_FALSE(contains(text_of(render_frame(h, state, FrameContext{})), "PROBES"));
 }
