@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/temp_dir.h"
+
 namespace fs = std::filesystem;
 
 namespace {
@@ -21,31 +23,7 @@ struct Run {
   int exit_code = -1;
 };
 
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("rdmatop-record-e2e-" + std::to_string(getpid()));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-Run run(const std::string& args, const TempDir& tmp) {
+Run run(const std::string& args, const rdmatop::test::TempDir& tmp) {
   const std::string err_file = tmp.file("stderr.txt");
   // Braces, so a backgrounded `args & ...; wait` sends its stderr to the file too.
   const std::string cmd = std::string("cd '") + RDMATOP_SOURCE_DIR + "' && { " + RDMATOP_BINARY +
@@ -58,7 +36,7 @@ Run run(const std::string& args, const TempDir& tmp) {
   while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) result.out.append(buf.data(), n);
   const int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = slurp(err_file);
+  result.err = rdmatop::test::read_file(err_file);
   return result;
 }
 
@@ -70,7 +48,7 @@ std::string host_args(const std::string& host) {
 }  // namespace
 
 TEST_CASE("record then report --from on every fixture host", "[recording][e2e]") {
-  const TempDir tmp;
+  const rdmatop::test::TempDir tmp;
   for (const char* host : {"mlx5", "bnxt", "irdma", "rxe", "degraded"}) {
     INFO(host);
     for (const bool gzip : {false, true}) {
@@ -106,7 +84,7 @@ TEST_CASE("record then report --from on every fixture host", "[recording][e2e]")
 }
 
 TEST_CASE("report --from: --at, --window, damage and errors", "[recording][e2e]") {
-  const TempDir tmp;
+  const rdmatop::test::TempDir tmp;
   const std::string file = tmp.file("rec.jsonl");
   const Run rec =
       run("record -o " + file + " " + host_args("mlx5") + " --interval 0.05 --duration 0.3s", tmp);
@@ -128,7 +106,7 @@ TEST_CASE("report --from: --at, --window, damage and errors", "[recording][e2e]"
   CHECK(run("report --at +1s", tmp).exit_code == 3);
 
   // Cut in the middle of the last line: the good prefix is still reported, the error named.
-  const std::string bytes = slurp(file);
+  const std::string bytes = rdmatop::test::read_file(file);
   const std::string cut = tmp.file("cut.jsonl");
   std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() - 100);
   const Run damaged = run("report --json --from " + cut, tmp);
@@ -147,7 +125,7 @@ TEST_CASE("report --from: --at, --window, damage and errors", "[recording][e2e]"
 }
 
 TEST_CASE("record stops cleanly on SIGTERM and at the size cap", "[recording][e2e]") {
-  const TempDir tmp;
+  const rdmatop::test::TempDir tmp;
   const std::string file = tmp.file("sig.jsonl");
   // Backgrounded, then terminated: the file must end on a complete line.
   const Run sig = run("record -o " + file + " " + host_args("rxe") +
@@ -155,7 +133,7 @@ TEST_CASE("record stops cleanly on SIGTERM and at the size cap", "[recording][e2
                       tmp);
   CHECK(sig.exit_code == 0);
   CHECK(sig.err.find("(stopped by signal)") != std::string::npos);
-  const std::string bytes = slurp(file);
+  const std::string bytes = rdmatop::test::read_file(file);
   REQUIRE_FALSE(bytes.empty());
   CHECK(bytes.back() == '\n');
   CHECK(run("report --from " + file, tmp).err.find("truncated") == std::string::npos);
@@ -170,7 +148,7 @@ TEST_CASE("record stops cleanly on SIGTERM and at the size cap", "[recording][e2
 }
 
 TEST_CASE("the TUI replays a recording with --from", "[recording][e2e]") {
-  const TempDir tmp;
+  const rdmatop::test::TempDir tmp;
   const std::string file = tmp.file("mlx5.jsonl");
   REQUIRE(
       run("record -o " + file + " " + host_args("mlx5") + " --interval 0.05 --duration 0.2s", tmp)

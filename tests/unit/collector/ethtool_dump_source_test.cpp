@@ -10,36 +10,12 @@
 #include <string>
 
 #include "collector/source/ethtool_source.h"
+#include "tests/support/temp_dir.h"
 
 namespace rdmatop {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// A fresh capture directory, removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "rdmatop-ethdump-XXXXXX").string();
-    REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir_ = tmpl;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-
-  std::string path() const { return dir_.string(); }
-
-  void write(const std::string& name, const std::string& content) const {
-    std::ofstream(dir_ / name, std::ios::binary) << content;
-  }
-
- private:
-  fs::path dir_;
-};
 
 fs::path host_ethtool(const std::string& host) {
   return fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts" / host / "ethtool";
@@ -52,7 +28,7 @@ constexpr const char* kPause =
     "Statistics:\n  tx_pause_frames: 5\n  rx_pause_frames: 6\n\n";
 
 TEST_CASE("dump source reads <if>.txt, <if>.info and <if>.pause", "[ethtool_dump_source]") {
-  TempDir dir;
+  test::TempDir dir;
   dir.write("eth0.txt", kStats);
   dir.write("eth0.info", kInfo);
   dir.write("eth0.pause", kPause);
@@ -75,7 +51,7 @@ TEST_CASE("dump source reads <if>.txt, <if>.info and <if>.pause", "[ethtool_dump
 
 TEST_CASE("dump source falls back to a bare <if> file and prefers <if>.txt",
           "[ethtool_dump_source]") {
-  TempDir dir;
+  test::TempDir dir;
   dir.write("eth1", "     a: 1\n");
   dir.write("eth2", "     a: 1\n");
   dir.write("eth2.txt", "     a: 2\n");
@@ -90,7 +66,7 @@ TEST_CASE("dump source falls back to a bare <if> file and prefers <if>.txt",
 
 TEST_CASE("dump source answers EOPNOTSUPP for an interface without a capture",
           "[ethtool_dump_source]") {
-  TempDir dir;
+  test::TempDir dir;
   const auto source = make_dump_ethtool_source(dir.path());
   const auto stats = source->stats("ens9");
   REQUIRE_FALSE(stats.ok());
@@ -107,7 +83,7 @@ TEST_CASE("dump source answers EOPNOTSUPP for an interface without a capture",
 }
 
 TEST_CASE("dump source reports parse errors with the file path", "[ethtool_dump_source]") {
-  TempDir dir;
+  test::TempDir dir;
   dir.write("eth0.txt", "NIC statistics:\n     rx_packets: 1\n     tx_pack");
   dir.write("eth0.info", "version: 1\n");
   dir.write("eth0.pause", "RX: on\n");
@@ -127,7 +103,7 @@ TEST_CASE("dump source reports parse errors with the file path", "[ethtool_dump_
 }
 
 TEST_CASE("dump source refuses names that are not one path component", "[ethtool_dump_source]") {
-  TempDir dir;
+  test::TempDir dir;
   dir.write("eth0.txt", kStats);
   const auto source = make_dump_ethtool_source(dir.path() + "/sub");
   const std::string names[] = {
@@ -141,7 +117,7 @@ TEST_CASE("dump source refuses names that are not one path component", "[ethtool
 }
 
 TEST_CASE("dump source passes other I/O errors through", "[ethtool_dump_source]") {
-  TempDir dir;
+  test::TempDir dir;
   fs::create_directory(fs::path(dir.path()) / "eth0.txt");  // a directory, not a capture
   const auto source = make_dump_ethtool_source(dir.path());
   const auto r = source->stats("eth0");

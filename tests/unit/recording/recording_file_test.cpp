@@ -15,38 +15,12 @@
 #include "exporters/recording/recording_writer.h"
 #include "exporters/report/report_render.h"
 #include "rules/rule_set.h"
+#include "tests/support/temp_dir.h"
 
 using namespace rdmatop;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A fresh directory per test, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    static int counter = 0;
-    path_ = fs::temp_directory_path() /
-            ("rdmatop-recording-" + std::to_string(getpid()) + "-" + std::to_string(++counter));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
-
-std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void write_bytes(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -144,7 +118,7 @@ TEST_CASE("Fixture hosts: record -> replay gives the same snapshots and the same
     for (std::uint64_t seq = 1; seq <= 3; ++seq) live.push_back(collect_snapshot(ctx, seq));
     REQUIRE_FALSE(live.front().devices.empty());
 
-    const TempDir tmp;
+    const test::TempDir tmp;
     const std::string path = tmp.file("rec.jsonl");
     record(live, {path, false, 0, 0, 1.0});
     const ReadBack back = read_all(path);
@@ -163,27 +137,27 @@ TEST_CASE("Fixture hosts: record -> replay gives the same snapshots and the same
 }
 
 TEST_CASE("The header describes the recording", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   record(small_run(2), {path, false, 0, 0, 2.5});
   const auto reader = open_shared(path);
   CHECK(reader->header() ==
         RecordingHeader{1, RDMATOP_VERSION, "h", "2026-11-30T10:30:01.000Z", 2.5});
-  const std::string bytes = read_bytes(path);
+  const std::string bytes = test::read_file(path);
   CHECK(bytes.rfind(R"({"format":"rdmatop.recording","version":1,)", 0) == 0);
   CHECK(std::count(bytes.begin(), bytes.end(), '\n') == 3);
 }
 
 TEST_CASE("Gzip recordings round-trip and are compressed", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const auto snapshots = small_run(50);
   record(snapshots, {tmp.file("rec.jsonl.gz"), true, 0, 0, 1.0});
   record(snapshots, {tmp.file("rec.jsonl"), false, 0, 0, 1.0});
-  const std::string gz = read_bytes(tmp.file("rec.jsonl.gz"));
+  const std::string gz = test::read_file(tmp.file("rec.jsonl.gz"));
   REQUIRE(gz.size() > 2);
   CHECK(static_cast<unsigned char>(gz[0]) == 0x1f);
   CHECK(static_cast<unsigned char>(gz[1]) == 0x8b);
-  CHECK(gz.size() < read_bytes(tmp.file("rec.jsonl")).size());
+  CHECK(gz.size() < test::read_file(tmp.file("rec.jsonl")).size());
   const ReadBack back = read_all(tmp.file("rec.jsonl.gz"));
   CHECK_FALSE(back.error.has_value());
   REQUIRE(back.snapshots.size() == snapshots.size());
@@ -194,11 +168,11 @@ TEST_CASE("Gzip recordings round-trip and are compressed", "[recording][file]") 
 
 TEST_CASE("A plain recording cut at any byte keeps its good prefix and names the line",
           "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const auto snapshots = small_run(4);
   const std::string full_path = tmp.file("full.jsonl");
   record(snapshots, {full_path, false, 0, 0, 1.0});
-  const std::string full = read_bytes(full_path);
+  const std::string full = test::read_file(full_path);
   const std::size_t header_end = full.find('\n');
   const std::string cut = tmp.file("cut.jsonl");
   for (std::size_t offset = 0; offset < full.size(); offset += 7) {
@@ -240,11 +214,11 @@ TEST_CASE("A plain recording cut at any byte keeps its good prefix and names the
 
 TEST_CASE("A gzip recording cut at any byte keeps its good prefix and reports the damage",
           "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const auto snapshots = small_run(6);
   const std::string full_path = tmp.file("full.jsonl.gz");
   record(snapshots, {full_path, true, 0, 0, 1.0});
-  const std::string full = read_bytes(full_path);
+  const std::string full = test::read_file(full_path);
   const std::string cut = tmp.file("cut.jsonl.gz");
   std::size_t errors_seen = 0;
   for (std::size_t offset = 1; offset < full.size(); offset += 5) {
@@ -270,10 +244,10 @@ TEST_CASE("A gzip recording cut at any byte keeps its good prefix and reports th
 }
 
 TEST_CASE("A damaged line in the middle stops the replay there", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   record(small_run(3), {path, false, 0, 0, 1.0});
-  std::string bytes = read_bytes(path);
+  std::string bytes = test::read_file(path);
   // Line 3 (the second snapshot): make a counter negative.
   const auto line3 = bytes.find('\n', bytes.find('\n') + 1) + 1;
   const auto value = bytes.find("\"sent_pkts\":200", line3);
@@ -286,7 +260,7 @@ TEST_CASE("A damaged line in the middle stops the replay there", "[recording][fi
   CHECK(back.error->message ==
         path + ":3: devices[0].ports[0].hw_counters.sent_pkts: expected an unsigned integer");
 
-  bytes = read_bytes(path);
+  bytes = test::read_file(path);
   bytes.replace(bytes.find("-200"), 4, "{{{{");
   write_bytes(path, bytes);
   const ReadBack garbage = read_all(path);
@@ -295,7 +269,7 @@ TEST_CASE("A damaged line in the middle stops the replay there", "[recording][fi
 }
 
 TEST_CASE("Headers that are not a readable recording are refused clearly", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"", path + ": empty file (no recording header)"},
@@ -326,10 +300,10 @@ TEST_CASE("Headers that are not a readable recording are refused clearly", "[rec
 }
 
 TEST_CASE("An older-or-equal version opens, ignoring keys it does not know", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   record(small_run(2), {path, false, 0, 0, 1.0});
-  std::string bytes = read_bytes(path);
+  std::string bytes = test::read_file(path);
   bytes.insert(1, R"("added_later":{"x":1},)");
   write_bytes(path, bytes);
   const ReadBack back = read_all(path);
@@ -338,11 +312,11 @@ TEST_CASE("An older-or-equal version opens, ignoring keys it does not know", "[r
 }
 
 TEST_CASE("Rotation keeps K files of bounded size, newest last", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   const auto snapshots = small_run(40);
   // Room for the header and about three snapshot lines per file.
-  const std::string one_line = read_bytes([&] {
+  const std::string one_line = test::read_file([&] {
     record(small_run(1), {tmp.file("probe.jsonl"), false, 0, 0, 1.0});
     return tmp.file("probe.jsonl");
   }());
@@ -372,7 +346,7 @@ TEST_CASE("Rotation keeps K files of bounded size, newest last", "[recording][fi
 }
 
 TEST_CASE("Without rotation the cap ends the recording", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   RecordingWriter writer({path, false, 1000, 0, 1.0});
   std::uint64_t seq = 0;
@@ -390,7 +364,7 @@ TEST_CASE("Without rotation the cap ends the recording", "[recording][file]") {
 }
 
 TEST_CASE("A replay window skips early snapshots and stops after the end", "[recording][file]") {
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl");
   record(small_run(10), {path, false, 0, 0, 1.0});
   // Offsets are 0..9 s; wall times 1796034601..1796034610.
@@ -434,7 +408,7 @@ TEST_CASE("Replay reproduces pending and firing findings tick by tick", "[record
     s.netdevs.push_back(n);
     live.push_back(s);
   }
-  const TempDir tmp;
+  const test::TempDir tmp;
   const std::string path = tmp.file("rec.jsonl.gz");
   record(live, {path, true, 0, 0, 60.0});
   const auto live_reports = monitor_run(vector_provider(live));
