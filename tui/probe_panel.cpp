@@ -59,10 +59,8 @@ std::vector<Row> probe_rows(const Report& report) {
     row.cells.push_back(p.connected ? Cell{"up", Tone::ok, 1.0} : Cell{"DOWN", Tone::crit, 0.0});
     row.cells.push_back(seconds_cell(p.window, &RttSummary::p50, rdma));
     row.cells.push_back(seconds_cell(p.window, &RttSummary::p99, rdma));
-    if (v.tcp_baseline != nullptr && v.tcp_baseline->window && p.window &&
-        v.tcp_baseline->window->p50 > 0) {
-      const double ratio = p.window->p50 / v.tcp_baseline->window->p50;
-      row.cells.push_back(Cell{fmt::format("{:.2f}x", ratio), Tone::normal, ratio});
+    if (const auto ratio = p50_vs_tcp(v)) {
+      row.cells.push_back(Cell{fmt::format("{:.2f}x", *ratio), Tone::normal, *ratio});
     } else {
       row.cells.push_back(Cell{"-", Tone::dim, std::nullopt});
     }

@@ -85,6 +85,14 @@ std::optional<double> shown_loss(const ProbeStreamView& view) {
   return static_cast<double>(view.sample->timed_out) / static_cast<double>(view.sample->sent);
 }
 
+std::optional<double> p50_vs_tcp(const ProbeStreamView& view) {
+  const ProbeTargetSample* tcp = view.tcp_baseline;
+  if (tcp == nullptr || !tcp->window || !view.sample->window || tcp->window->p50 <= 0) {
+    return std::nullopt;
+  }
+  return view.sample->window->p50 / tcp->window->p50;
+}
+
 std::string stream_name(const ProbeTargetSample& sample) {
   return sample.traffic_class ? fmt::format("{} tc={}", sample.transport, *sample.traffic_class)
                               : sample.transport;
@@ -107,11 +115,8 @@ std::string render_probe_section_text(const Report& report) {
     const auto rtt = [&](double RttSummary::*field) {
       return p.window ? format_seconds((*p.window).*field) : kDash;
     };
-    std::string vs_tcp = kDash;
-    if (v.tcp_baseline != nullptr && v.tcp_baseline->window && p.window &&
-        v.tcp_baseline->window->p50 > 0) {
-      vs_tcp = fmt::format("{:.2f}x", p.window->p50 / v.tcp_baseline->window->p50);
-    }
+    const std::optional<double> ratio = p50_vs_tcp(v);
+    const std::string vs_tcp = ratio ? fmt::format("{:.2f}x", *ratio) : kDash;
     const std::optional<double> loss = shown_loss(v);
     const std::string retransmits =
         p.retransmits ? fmt::format("{} ({})", *p.retransmits, retransmit_scope(p)) : kDash;

@@ -31,6 +31,9 @@ std::vector<ProbeStreamView> probe_stream_views(const Report& report);
 /// nothing was ever sent.
 std::optional<double> shown_loss(const ProbeStreamView& view);
 
+/// The stream's window p50 as a multiple of its TCP baseline's; none without both windows.
+std::optional<double> p50_vs_tcp(const ProbeStreamView& view);
+
 /// "rc_send tc=106", "tcp": a stream's transport and traffic class.
 std::string stream_name(const ProbeTargetSample& sample);
 
