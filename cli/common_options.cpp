@@ -64,10 +64,23 @@ RuleSetLoad load_rules(const RuleOptions& options, const std::string& who) {
   return load;
 }
 
-Result<SnapshotProvider> open_replay(const std::string& path) {
-  auto opened = RecordingReader::open(path);
+Result<SnapshotProvider> open_replay(const std::vector<std::string>& paths) {
+  auto opened = RecordingSet::open(paths);
   if (!opened) return opened.error();
   return recording_provider(std::move(opened).value());
+}
+
+Result<std::unique_ptr<sim::Simulator>> open_demo(const std::string& scenario, bool loop) {
+  auto loaded = sim::load_scenario(scenario);
+  if (!loaded) return loaded.error();
+  sim::SimulatorOptions options;
+  options.loop = loop;
+  return sim::Simulator::create(std::move(loaded).value(), options);
+}
+
+std::string replay_label(const std::vector<std::string>& paths) {
+  if (paths.size() <= 1) return paths.empty() ? "" : paths.front();
+  return paths.front() + " +" + std::to_string(paths.size() - 1) + " files";
 }
 
 HostSources::HostSources(const SourceOptions& options)
@@ -87,9 +100,10 @@ HostSources::HostSources(const SourceOptions& options)
     counters_ = CounterSource::auto_select;
   }
   // Netlink answers for this host's kernel only; another root (fixture, capture, simulator)
-  // is read from its files alone, so auto means sysfs there.
-  if (live_host && counters_ != CounterSource::sysfs) netlink_ = make_live_rdma_netlink_source();
+  // is read from its files alone, so auto means sysfs there. With --counters sysfs it still
+  // serves the resource owners (collect_rdma_processes); the counters come from sysfs.
   if (live_host) {
+    netlink_ = make_live_rdma_netlink_source();
     devlink_ = make_live_devlink_source();
     dcb_ = make_live_dcb_source();
   }

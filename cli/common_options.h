@@ -10,6 +10,7 @@
 
 #include "collector/collect.h"
 #include "exporters/monitor/monitor.h"
+#include "exporters/simulator/simulator.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop {
@@ -49,15 +50,23 @@ void add_probe_options(CLI::App& command, ProbeWiringOptions& options);
 
 /// `provider` unchanged without --probe-targets; else a provider whose snapshots carry the
 /// prober's results. The prober starts now, reloads the target file when it changes and stops
-/// with the provider; it reads port counters through `ctx` (which must outlive it). Target file
-/// errors go to stderr as "<who>: <file>:<line>: <error>". Error: bad --probe-transport.
+/// with the provider; its port retransmit counters come from each snapshot of `provider`. Target
+/// file errors go to stderr as "<who>: <file>:<line>: <error>". Error: bad --probe-transport.
 Result<SnapshotProvider> with_probe_options(SnapshotProvider provider,
                                             const ProbeWiringOptions& options,
-                                            const CollectContext& ctx, const std::string& who);
+                                            const std::string& who);
 
-/// --from FILE: a provider replaying a recording (`rdmatop record`) in file order; the reader
-/// lives inside the provider. Errors: the file cannot be opened or is not a usable recording.
-Result<SnapshotProvider> open_replay(const std::string& path);
+/// --from FILE...: a provider replaying a recording (`rdmatop record`): one file, or the files
+/// of a rotated recording in any order, as one timeline (RecordingSet); the reader lives inside
+/// the provider. Errors: a file cannot be opened, or the files are not one usable recording.
+Result<SnapshotProvider> open_replay(const std::vector<std::string>& paths);
+/// A replay's source as shown to the user: the first file given, and how many more.
+std::string replay_label(const std::vector<std::string>& paths);
+
+/// --demo SCENARIO (exporter, record): the fabric simulator playing SCENARIO (a built-in name,
+/// a file, or several joined with commas: sim::load_scenario), looping or not. Errors: an
+/// unknown or invalid scenario, a tree that cannot be written.
+Result<std::unique_ptr<sim::Simulator>> open_demo(const std::string& scenario, bool loop);
 
 /// The OS sources chosen by the flags, owning what CollectContext refers to.
 class HostSources {

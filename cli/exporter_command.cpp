@@ -24,8 +24,8 @@ struct ExporterCommandOptions {
   ExporterOptions service;
   RuleOptions rules;
   bool no_raw_counters = false;
-  std::string demo_scenario;  ///< non-empty: serve the fabric simulator instead of this host
-  std::string from;           ///< non-empty: serve a recording instead of this host
+  std::string demo_scenario;      ///< non-empty: serve the fabric simulator instead of this host
+  std::vector<std::string> from;  ///< non-empty: serve a recording instead of this host
   ProbeWiringOptions probes;
   std::string web_config;  ///< non-empty: basic auth from this file
 };
@@ -62,21 +62,14 @@ int run_exporter(const ExporterCommandOptions& options) {
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   std::unique_ptr<sim::Simulator> simulator;
-  auto probed = with_probe_options(live_provider(ctx), options.probes, ctx, "rdmatop exporter");
+  auto probed = with_probe_options(live_provider(ctx), options.probes, "rdmatop exporter");
   if (!probed) {
     std::cerr << "rdmatop exporter: " << probed.error().message << "\n";
     return static_cast<int>(ReportExit::usage);
   }
   SnapshotProvider provider = std::move(probed).value();
   if (!options.demo_scenario.empty()) {
-    auto scenario = sim::load_scenario(options.demo_scenario);
-    if (!scenario) {
-      std::cerr << "rdmatop exporter: " << scenario.error().message << "\n";
-      return static_cast<int>(ReportExit::usage);
-    }
-    sim::SimulatorOptions sim_options;
-    sim_options.loop = true;
-    auto created = sim::Simulator::create(std::move(scenario).value(), sim_options);
+    auto created = open_demo(options.demo_scenario, /*loop=*/true);
     if (!created) {
       std::cerr << "rdmatop exporter: " << created.error().message << "\n";
       return static_cast<int>(ReportExit::usage);
@@ -135,7 +128,8 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
                   "host (see `rdmatop demo --list`); one simulated tick per --interval");
   cmd->add_option("--from", options->from,
                   "Serve a recording (rdmatop record) instead of the host, one snapshot per "
-                  "--interval; the last one stays served after the end")
+                  "--interval; the last one stays served after the end. One file, or all files "
+                  "of a rotated recording (--from rec.jsonl*)")
       ->excludes("--demo");
   cmd->add_option("--web-config", options->web_config,
                   "Basic auth for /metrics in the Prometheus exporter-toolkit web-config "

@@ -18,6 +18,7 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "collector/collect.h"
 #include "exporters/recording/snapshot_json.h"
 #include "exporters/report/report_model.h"
 #include "probes/port_retransmits.h"
@@ -48,6 +49,7 @@ struct ProbeCommandOptions {
   bool json = false;
   std::optional<double> interval;
   std::size_t workers = 4;
+  std::uint32_t burst = 1;
 };
 
 std::string format_seconds(double s) {
@@ -229,11 +231,18 @@ int run_probe(const ProbeCommandOptions& o) {
   ro.timeout = std::chrono::milliseconds(o.timeout_ms);
   ro.connect_timeout = std::max(std::chrono::milliseconds(2000), ro.timeout);
   ro.workers = o.workers;
+  ro.burst = o.burst;
   const bool continuous = o.interval && !o.count && !o.duration;
   if (!continuous && !o.duration) ro.max_probes_per_stream = o.count.value_or(10);
 
+  // No monitor ticks here: the command reads the RDMA ports' counters itself, once before the
+  // probes start (the baseline) and at every printed sample.
   const HostSources sources(o.sources);
-  ro.retransmits = probes::port_retransmit_reader(sources.context());
+  const auto read_ports = [ctx = sources.context()] {
+    Snapshot snapshot;
+    collect_rdma_sysfs(ctx, snapshot);
+    return probes::port_retransmits(snapshot);
+  };
 
   // Block the stop signals before the runner's threads start so they inherit the mask and
   // only sigtimedwait() below sees them.
@@ -245,6 +254,10 @@ int run_probe(const ProbeCommandOptions& o) {
 
   probes::Runner runner(ro);
   runner.set_streams(probes::expand_streams(targets, *kinds, o.tclass));
+  {
+    const auto baseline = read_ports();
+    runner.sample(&baseline);
+  }
   runner.start();
 
   using clock = std::chrono::steady_clock;
@@ -261,7 +274,8 @@ int run_probe(const ProbeCommandOptions& o) {
     const auto now = clock::now();
     if (now >= deadline || runner.finished()) break;
     if (now >= next_line) {
-      const auto r = runner.sample();
+      const auto ports = read_ports();
+      const auto r = runner.sample(&ports);
       if (o.json) {
         std::cout << results_json(r).dump() << std::endl;
       } else {
@@ -282,7 +296,8 @@ int run_probe(const ProbeCommandOptions& o) {
     }
   }
   runner.stop();
-  const auto r = runner.sample();
+  const auto ports = read_ports();
+  const auto r = runner.sample(&ports);
   if (o.interval) {
     // The tail since the last line, so the lines add up to the totals.
     if (o.json) {
@@ -323,11 +338,17 @@ void register_probe_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--rate-cap", o->rate_cap, "Global probes per second (0: no cap)")
       ->check(CLI::Range(0.0, 1e6));
   auto* count =
-      cmd->add_option("--count", o->count, "Probe attempts per stream, then print (default 10)")
+      cmd->add_option("--count", o->count,
+                      "Probe rounds per stream (each --burst pings), then print (default 10)")
           ->check(CLI::Range(1, 100000000));
   cmd->add_option("--duration", o->duration, "Probe for this many seconds, then print")
       ->check(CLI::Range(0.01, 1e7))
       ->excludes(count);
+  cmd->add_option("--burst", o->burst,
+                  "Pings per probe round, back to back on one connection, each counted and timed "
+                  "on its own (a round stops at the first unanswered ping)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100000));
   cmd->add_option("--sizes", o->sizes, "Payload sizes in bytes, rotated per stream")
       ->capture_default_str();
   cmd->add_option("--timeout", o->timeout_ms, "Per-probe timeout in milliseconds")

@@ -4,7 +4,6 @@
 #include <iostream>
 
 #include "cli/common_options.h"
-#include "probes/port_retransmits.h"
 #include "probes/with_probes.h"
 
 namespace rdmatop {
@@ -25,14 +24,13 @@ void add_probe_options(CLI::App& command, ProbeWiringOptions& options) {
 
 Result<SnapshotProvider> with_probe_options(SnapshotProvider provider,
                                             const ProbeWiringOptions& options,
-                                            const CollectContext& ctx, const std::string& who) {
+                                            const std::string& who) {
   if (options.targets_file.empty()) return provider;
   auto kinds = probes::parse_transport_list(options.transports);
   if (!kinds) return Error{EINVAL, "--probe-transport: " + kinds.error().message};
   probes::RunnerOptions ro;
   ro.factory = probes::default_transport_factory();
   ro.schedule.rate_per_stream = options.rate;
-  ro.retransmits = probes::port_retransmit_reader(ctx);
   auto runner = std::make_shared<probes::Runner>(ro);
   auto reloader = std::make_shared<probes::TargetReloader>(
       options.targets_file, *kinds, std::nullopt, runner,

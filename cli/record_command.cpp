@@ -29,6 +29,7 @@ struct RecordOptions {
   unsigned rotate = 0;
   bool gzip = false;
   ProbeWiringOptions probes;
+  std::string demo_scenario;  ///< non-empty: record the fabric simulator instead of this host
 };
 
 volatile std::sig_atomic_t g_stop_requested = 0;
@@ -85,12 +86,24 @@ int run_record(const RecordOptions& options) {
   }
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
-  auto probed = with_probe_options(live_provider(ctx), options.probes, ctx, "rdmatop record");
+  auto probed = with_probe_options(live_provider(ctx), options.probes, "rdmatop record");
   if (!probed) {
     std::cerr << "rdmatop record: " << probed.error().message << "\n";
     return static_cast<int>(ReportExit::usage);
   }
-  const SnapshotProvider provider = std::move(probed).value();
+  SnapshotProvider provider = std::move(probed).value();
+  // --demo: one simulated tick per --interval until the scenario's timeline ends; the snapshots
+  // carry simulated time, so the recording replays like the demo played.
+  std::unique_ptr<sim::Simulator> simulator;
+  if (!options.demo_scenario.empty()) {
+    auto created = open_demo(options.demo_scenario, /*loop=*/false);
+    if (!created) {
+      std::cerr << "rdmatop record: " << created.error().message << "\n";
+      return static_cast<int>(ReportExit::usage);
+    }
+    simulator = std::move(created).value();
+    provider = sim::simulator_provider(*simulator);
+  }
   RecordingWriter writer(RecordingWriterOptions{options.output, options.gzip, options.max_bytes,
                                                 options.rotate, options.interval_seconds});
   const StopSignals signals;
@@ -100,7 +113,12 @@ int run_record(const RecordOptions& options) {
   auto next_tick = start;
   const char* why = "stopped by signal";
   for (std::uint64_t seq = 1; !StopSignals::requested(); ++seq) {
-    const auto written = writer.write(*provider(seq));
+    const std::optional<Snapshot> snapshot = provider(seq);
+    if (!snapshot) {
+      why = "the demo scenario ended";
+      break;
+    }
+    const auto written = writer.write(*snapshot);
     if (!written) {
       std::cerr << "rdmatop record: " << written.error().message << "\n";
       writer.close();
@@ -152,6 +170,9 @@ void register_record_command(CLI::App& app, int& exit_code) {
       ->needs(max_bytes)
       ->check(CLI::Range(1u, 1000u));
   cmd->add_flag("--gzip", options->gzip, "Compress the file with gzip (zlib)");
+  cmd->add_option("--demo", options->demo_scenario,
+                  "Record the fabric simulator playing this scenario instead of the host (see "
+                  "`rdmatop demo --list`): one simulated tick per --interval, until it ends");
   cmd->callback([options, &exit_code] { exit_code = run_record(*options); });
 }
 

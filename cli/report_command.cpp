@@ -20,9 +20,9 @@ struct ReportOptions {
   double interval_seconds = 5.0;
   bool json = false;
   RuleOptions rules;
-  std::string from;    ///< a recording to diagnose instead of the live host
-  std::string at;      ///< --at TIME: the last snapshot fed
-  std::string window;  ///< --window FROM..TO
+  std::vector<std::string> from;  ///< a recording (its rotated files) instead of the live host
+  std::string at;                 ///< --at TIME: the last snapshot fed
+  std::string window;             ///< --window FROM..TO
 };
 
 /// `--from FILE`: every recorded snapshot up to --at (or within --window) goes through the
@@ -46,23 +46,23 @@ int run_report_from(const ReportOptions& options, RuleSetLoad rules) {
     }
     window.to = *parsed;
   }
-  auto opened = RecordingReader::open(options.from);
+  auto opened = RecordingSet::open(options.from);
   if (!opened) {
     std::cerr << "rdmatop report: " << opened.error().message << "\n";
     return static_cast<int>(ReportExit::no_data);
   }
-  const std::shared_ptr<RecordingReader> reader = std::move(opened).value();
-  Monitor monitor(recording_provider(reader, window), std::move(rules.groups),
+  const std::shared_ptr<RecordingSet> recording = std::move(opened).value();
+  Monitor monitor(recording_provider(recording, window), std::move(rules.groups),
                   std::move(rules.errors));
   while (monitor.step() != nullptr) {
   }
-  if (reader->error()) {
-    std::cerr << "rdmatop report: " << reader->error()->message << " (reporting on the "
+  if (recording->error()) {
+    std::cerr << "rdmatop report: " << recording->error()->message << " (reporting on the "
               << monitor.ticks() << " snapshots used before it)\n";
   }
   const auto report = monitor.latest();
   if (report == nullptr) {
-    std::cerr << "rdmatop report: " << options.from << ": no snapshot"
+    std::cerr << "rdmatop report: " << recording->files().back() << ": no snapshot"
               << (options.at.empty() && options.window.empty() ? "" : " in the requested time")
               << "\n";
     return static_cast<int>(ReportExit::no_data);
@@ -103,9 +103,11 @@ void register_report_command(CLI::App& app, int& exit_code) {
           ->check(CLI::Range(0.0, 3600.0));
   cmd->add_flag("--json", options->json, "Print the versioned JSON document instead of text");
   add_rule_options(*cmd, options->rules);
-  CLI::Option* from = cmd->add_option("--from", options->from,
-                                      "Diagnose a recording (rdmatop record) instead of this host")
-                          ->excludes(interval);
+  CLI::Option* from =
+      cmd->add_option("--from", options->from,
+                      "Diagnose a recording (rdmatop record) instead of this host: one file, or "
+                      "all files of a rotated recording in any order (--from rec.jsonl*)")
+          ->excludes(interval);
   CLI::Option* at = cmd->add_option("--at", options->at,
                                     "With --from: report as of TIME (RFC3339, or +90s from the "
                                     "recording start)")

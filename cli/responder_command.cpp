@@ -31,6 +31,7 @@ struct ResponderCommandOptions {
   std::uint32_t max_payload = probes::ResponderLimits{}.max_payload;
   bool tcp_only = false;
   bool rdma_only = false;
+  bool busy_poll = false;
 };
 
 std::string describe(const probes::ResponderStats& s) {
@@ -87,7 +88,8 @@ int run_responder(const ResponderCommandOptions& options) {
     tcp = std::move(listening).value();
   }
   if (!options.tcp_only) {
-    auto listening = probes::RdmaResponder::listen(options.listen, options.port, *limits, log);
+    auto listening = probes::RdmaResponder::listen(options.listen, options.port, *limits, log,
+                                                   options.busy_poll);
     if (listening) {
       rdma = std::move(listening).value();
     } else if (options.rdma_only) {
@@ -138,6 +140,10 @@ void register_responder_command(CLI::App& app, int& exit_code) {
   auto* tcp_only = cmd->add_flag("--tcp-only", options->tcp_only, "Serve only the TCP baseline");
   auto* rdma_only = cmd->add_flag("--rdma-only", options->rdma_only, "Serve only rdma_cm");
   tcp_only->excludes(rdma_only);
+  cmd->add_flag("--busy-poll", options->busy_poll,
+                "RDMA: spin over the completion queues instead of sleeping on completion events "
+                "(one core at 100%; the lowest echo latency, like a perftest server without -e)")
+      ->excludes(tcp_only);
   cmd->callback([options, &exit_code] { exit_code = run_responder(*options); });
 }
 

@@ -21,7 +21,7 @@ struct TopOptions {
   std::optional<int> frames;
   bool batch = false;
   RuleOptions rules;
-  std::string from;  ///< replay this recording instead of the live host
+  std::vector<std::string> from;  ///< replay this recording (its files) instead of the live host
   ProbeWiringOptions probes;
 };
 
@@ -30,7 +30,7 @@ int run_default(const TopOptions& options) {
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   TuiOptions tui;
-  auto probed = with_probe_options(live_provider(ctx), options.probes, ctx, "rdmatop");
+  auto probed = with_probe_options(live_provider(ctx), options.probes, "rdmatop");
   if (!probed) {
     std::cerr << "rdmatop: " << probed.error().message << "\n";
     return static_cast<int>(ReportExit::usage);
@@ -47,7 +47,7 @@ int run_default(const TopOptions& options) {
   }
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
   tui.interval_seconds = options.interval_seconds;
-  tui.source_label = !options.from.empty()                  ? "replay: " + options.from
+  tui.source_label = !options.from.empty() ? "replay: " + replay_label(options.from)
                      : options.sources.sysfs_root == "/sys" ? "live"
                                                             : options.sources.sysfs_root;
   if (options.frames || options.batch || ::isatty(STDOUT_FILENO) != 1) {
@@ -75,7 +75,7 @@ std::function<int()> register_tui_options(CLI::App& app) {
   add_probe_options(app, options->probes);
   app.add_option("--from", options->from,
                  "Replay a recording (rdmatop record) instead of this host, one snapshot per "
-                 "--interval");
+                 "--interval: one file, or all files of a rotated recording (--from rec.jsonl*)");
   return [options] { return run_default(*options); };
 }
 

@@ -38,6 +38,7 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   collect_devlink(ctx, snap);
   collect_dcb(ctx, snap);
   collect_readiness(ctx, snap);
+  collect_rdma_processes(ctx, snap);
   return snap;
 }
 

@@ -77,6 +77,10 @@ void collect_dcb(const CollectContext& ctx, Snapshot& out);
 /// NUMA node and MSI interrupt counts of every PCI RDMA device (host readiness).
 void collect_readiness(const CollectContext& ctx, Snapshot& out);
 
+/// Processes holding RDMA objects (QP/CQ/MR/PD dumps by RDMA netlink) with their memlock limit,
+/// pinned memory and CPU NUMA nodes from procfs (host readiness).
+void collect_rdma_processes(const CollectContext& ctx, Snapshot& out);
+
 /// Runs all collectors in order and stamps the snapshot (seq, clocks, hostname).
 Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);
 

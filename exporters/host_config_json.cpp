@@ -75,6 +75,9 @@ ojson rdma_process_json(const RdmaProcess& p) {
           {"qps", object_counts(p.qps)},
           {"cqs", object_counts(p.cqs)},
           {"mrs", object_counts(p.mrs)},
+          {"pds", object_counts(p.pds)},
+          {"pinned_bytes", optional_json(p.pinned_bytes)},
+          {"cap_ipc_lock", optional_json(p.cap_ipc_lock)},
           {"memlock_soft_bytes", optional_json(p.memlock_soft_bytes)},
           {"memlock_unlimited", p.memlock_unlimited},
           {"cpu_numa_nodes", p.cpu_numa_nodes}};

@@ -25,18 +25,30 @@ std::optional<std::uint64_t> port_retransmit_evidence(const std::vector<Series>&
   return static_cast<std::uint64_t>(*chosen);
 }
 
-RetransmitReader port_retransmit_reader(const CollectContext& ctx) {
-  const FileSource* sysfs = &ctx.sysfs;
-  EthtoolSource* ethtool = &ctx.ethtool;
-  return [sysfs, ethtool](const std::string& device,
-                          std::uint32_t port) -> std::optional<std::uint64_t> {
-    // sysfs only: the netlink socket belongs to the monitor's thread.
-    const CollectContext one{*sysfs, *ethtool, DeviceFilter{{device}, {}}, nullptr,
-                             CounterSource::sysfs};
-    Snapshot snapshot;
-    collect_rdma_sysfs(one, snapshot);
-    return port_retransmit_evidence(normalize(snapshot), device, port);
-  };
+PortRetransmits port_retransmits(const Snapshot& snapshot, const std::set<PortKey>* ports) {
+  // The wanted devices with only the wanted ports, so normalize() does the counter-table work
+  // for those alone (the table, not this file, knows each driver's counter names).
+  Snapshot wanted;
+  std::vector<PortKey> keys;
+  for (const auto& device : snapshot.devices) {
+    DeviceSample copy;
+    copy.name = device.name;
+    copy.driver = device.driver;
+    copy.hw_counters = device.hw_counters;
+    for (const auto& port : device.ports) {
+      if (ports != nullptr && ports->count({device.name, port.port}) == 0) continue;
+      copy.ports.push_back(port);
+      keys.emplace_back(device.name, port.port);
+    }
+    if (!copy.ports.empty()) wanted.devices.push_back(std::move(copy));
+  }
+  PortRetransmits out;
+  if (keys.empty()) return out;
+  const std::vector<Series> series = normalize(wanted);
+  for (const auto& [device, port] : keys) {
+    if (const auto v = port_retransmit_evidence(series, device, port)) out[{device, port}] = *v;
+  }
+  return out;
 }
 
 }  // namespace rdmatop::probes

@@ -1,15 +1,17 @@
 // Port-level retransmit attribution for probe streams. Per-QP counters (RDMA netlink counter
 // binding) are not available on every driver (rxe has none), so a probe stream is credited with
 // its RDMA port's retransmit evidence over the stream's life, labelled scope "port": it also
-// counts every other QP's retransmits on that port.
+// counts every other QP's retransmits on that port. The counters come from the tick's Snapshot
+// (the collectors already read them): nothing here does I/O.
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
-#include "collector/collect.h"
+#include "collector/model/snapshot.h"
 #include "collector/normalize/series.h"
 #include "probes/runner.h"
 
@@ -24,8 +26,11 @@ std::optional<std::uint64_t> port_retransmit_evidence(const std::vector<Series>&
                                                       const std::string& device,
                                                       std::uint32_t port);
 
-/// A reader that collects the device's sysfs counters through the collector (`ctx.sysfs`, which
-/// must outlive the reader) and applies port_retransmit_evidence.
-RetransmitReader port_retransmit_reader(const CollectContext& ctx);
+/// The evidence of each of `ports` (every RDMA port of the snapshot when null) found in a
+/// tick's Snapshot, for Runner::sample(). Only those ports' device samples are normalized, so a
+/// pingmesh on a host with many ports costs little per tick. Ports without evidence are left
+/// out (unknown, not zero).
+PortRetransmits port_retransmits(const Snapshot& snapshot,
+                                 const std::set<PortKey>* ports = nullptr);
 
 }  // namespace rdmatop::probes

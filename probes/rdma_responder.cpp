@@ -48,18 +48,20 @@ struct Connection {
 
 }  // namespace
 
-struct RdmaResponder::Impl {
+struct RdmaResponder::Impl final : ResponderCore {
   EventChannelPtr channel;  // destroyed after every cm_id on it
   CmIdPtr listener;
   Admission admission;
   ResponderLog log;
   std::map<rdma_cm_id*, std::unique_ptr<Connection>> connections;
-  ResponderCounters counters;
 
-  Impl(ResponderLimits limits, ResponderLog l) : admission(std::move(limits)), log(std::move(l)) {}
+  bool busy_poll = false;
 
-  ~Impl() {
-    while (!connections.empty()) close(connections.begin());
+  Impl(ResponderLimits limits, ResponderLog l, bool busy)
+      : admission(std::move(limits)), log(std::move(l)), busy_poll(busy) {}
+
+  ~Impl() override {
+    close_all();
     listener.reset();
   }
 
@@ -92,7 +94,7 @@ struct RdmaResponder::Impl {
 
   // Builds the QP and buffers for an admitted hello; the accept message on success.
   Result<AcceptBytes> set_up(Connection& c, const Hello& hello) {
-    if (auto err = create_rc_qp(c.res, kDepth, true)) return *err;
+    if (auto err = create_rc_qp(c.res, kDepth, !busy_poll)) return *err;
     // Least access: receives need local write; only the WRITE probe's buffer is remotely
     // writable; nothing is remotely readable.
     if (hello.kind == TransportKind::rc_write) {
@@ -234,6 +236,7 @@ struct RdmaResponder::Impl {
       wr.opcode = IBV_WR_SEND;
     }
     wr.num_sge = sge.length > 0 ? 1 : 0;
+    if (sge.length <= c.res.max_inline) wr.send_flags = IBV_SEND_INLINE;
     ibv_send_wr* bad = nullptr;
     if (ibv_post_send(c.res.id->qp, &wr, &bad) != 0) return false;
     counters.echoed.fetch_add(1, std::memory_order_relaxed);
@@ -244,6 +247,11 @@ struct RdmaResponder::Impl {
   bool on_cq_ready(Connection& c) {
     if (!take_cq_event(c.res)) return true;
     if (arm_cq(c.res)) return false;
+    return drain_cq(c);
+  }
+
+  // Handles every completion waiting on the connection's CQ; false: close the connection.
+  bool drain_cq(Connection& c) {
     std::array<ibv_wc, kDepth> wcs{};
     for (;;) {
       const int n = ibv_poll_cq(c.res.cq.get(), kDepth, wcs.data());
@@ -255,7 +263,15 @@ struct RdmaResponder::Impl {
     }
   }
 
-  void poll_once(std::chrono::milliseconds max_wait) {
+  void close_all() override {
+    while (!connections.empty()) close(connections.begin());
+  }
+
+  void poll_once(std::chrono::milliseconds max_wait) override {
+    if (busy_poll) {
+      spin(max_wait);
+      return;
+    }
     std::vector<pollfd> fds;
     std::vector<rdma_cm_id*> ids;
     fds.push_back({channel->fd, POLLIN, 0});
@@ -275,6 +291,36 @@ struct RdmaResponder::Impl {
       if (it == connections.end()) continue;
       if ((fds[i].revents & POLLIN) != 0 && !on_cq_ready(*it->second)) close(it);
     }
+    housekeeping((fds[0].revents & POLLIN) != 0);
+  }
+
+  // Busy polling: every CQ in turn, without sleeping, for `max_wait`. The clock is read every
+  // kTurnsPerClockRead turns and rdma_cm events and idle deadlines are handled once per
+  // millisecond, so the echo path pays neither a syscall nor a (possibly slow) clock read per
+  // turn.
+  void spin(std::chrono::milliseconds max_wait) {
+    constexpr unsigned kTurnsPerClockRead = 64;
+    const auto until = Clock::now() + max_wait;
+    auto next_check = Clock::now();
+    for (unsigned turn = 1;; ++turn) {
+      for (auto it = connections.begin(); it != connections.end();) {
+        const auto next = std::next(it);
+        if (!drain_cq(*it->second)) close(it);
+        it = next;
+      }
+      if (turn % kTurnsPerClockRead != 0) continue;
+      const auto now = Clock::now();
+      if (now >= next_check) {
+        housekeeping(true);
+        next_check = now + std::chrono::milliseconds(1);
+      }
+      if (now >= until) return;
+    }
+  }
+
+  // Closes connections past their deadline, then handles pending rdma_cm events when
+  // `cm_ready` (the channel is non-blocking: nothing pending is no wait).
+  void housekeeping(bool cm_ready) {
     const auto now = Clock::now();
     for (auto it = connections.begin(); it != connections.end();) {
       auto next = std::next(it);
@@ -286,7 +332,7 @@ struct RdmaResponder::Impl {
       }
       it = next;
     }
-    if ((fds[0].revents & POLLIN) != 0) {
+    if (cm_ready) {
       // Drain: a flood of connect requests is handled in one go, each judged on its own.
       for (;;) {
         auto event = next_cm_event(channel.get(), Clock::now());
@@ -297,13 +343,13 @@ struct RdmaResponder::Impl {
   }
 };
 
-RdmaResponder::RdmaResponder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RdmaResponder::RdmaResponder(std::unique_ptr<Impl> impl) : Responder(std::move(impl)) {}
 RdmaResponder::~RdmaResponder() = default;
 
 Result<std::unique_ptr<RdmaResponder>> RdmaResponder::listen(const std::string& address,
                                                              std::uint16_t port,
                                                              ResponderLimits limits,
-                                                             ResponderLog log) {
+                                                             ResponderLog log, bool busy_poll) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -315,7 +361,7 @@ Result<std::unique_ptr<RdmaResponder>> RdmaResponder::listen(const std::string& 
   if (rc != 0) return Error{EINVAL, fmt::format("listen {}: {}", host, gai_strerror(rc))};
   std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(ai, &freeaddrinfo);
 
-  auto impl = std::make_unique<Impl>(std::move(limits), std::move(log));
+  auto impl = std::make_unique<Impl>(std::move(limits), std::move(log), busy_poll);
   impl->channel.reset(rdma_create_event_channel());
   if (!impl->channel) return errno_error(errno, "rdma_create_event_channel");
   if (auto err = make_nonblocking(impl->channel.get())) return *err;
@@ -329,19 +375,6 @@ Result<std::unique_ptr<RdmaResponder>> RdmaResponder::listen(const std::string& 
   }
   if (rdma_listen(id, 64) != 0) return errno_error(errno, "rdma_listen");
   return std::unique_ptr<RdmaResponder>(new RdmaResponder(std::move(impl)));
-}
-
-void RdmaResponder::poll_once(std::chrono::milliseconds max_wait) {
-  impl_->poll_once(max_wait);
-}
-
-void RdmaResponder::run(const std::atomic<bool>& stop) {
-  while (!stop.load()) impl_->poll_once(std::chrono::milliseconds(200));
-  while (!impl_->connections.empty()) impl_->close(impl_->connections.begin());
-}
-
-ResponderStats RdmaResponder::stats() const {
-  return impl_->counters.snapshot();
 }
 
 }  // namespace rdmatop::probes

@@ -60,17 +60,8 @@ Runner::Runner(RunnerOptions options)
       clock_(options_.clock ? options_.clock : [] { return std::chrono::steady_clock::now(); }),
       scheduler_(options_.schedule, clock_) {
   if (!options_.factory) throw std::invalid_argument("RunnerOptions::factory is required");
-  if (options_.retransmits) {
-    // Workers read a port's counters when they connect; the reader (the collector's sources)
-    // is not required to be thread-safe, so calls are serialized here.
-    auto lock = std::make_shared<std::mutex>();
-    options_.retransmits = [lock, read = std::move(options_.retransmits)](const std::string& device,
-                                                                          std::uint32_t port) {
-      const std::lock_guard guard(*lock);
-      return read(device, port);
-    };
-  }
   options_.workers = std::max<std::size_t>(options_.workers, 1);
+  if (options_.burst == 0) throw std::invalid_argument("RunnerOptions::burst must be >= 1");
   // Transports register buffers of max_payload: exactly what the largest probe needs.
   if (!options_.schedule.sizes.empty()) {
     options_.probe.max_payload =
@@ -142,6 +133,40 @@ std::vector<Runner::Job> Runner::collect_due() {
   return jobs;
 }
 
+bool Runner::record(Stream& s, const PingResult& r) {
+  bool reconnect = false;
+  const std::lock_guard lock(s.stats_mutex);
+  if (r.outcome != PingResult::Outcome::not_connected) ++s.counters.sent;
+  switch (r.outcome) {
+    case PingResult::Outcome::answered:
+      ++s.counters.answered;
+      s.window.record(r.rtt);
+      break;
+    case PingResult::Outcome::timed_out:
+      ++s.counters.timed_out;
+      s.counters.last_error = r.error.empty() ? "timed out" : r.error;
+      break;
+    case PingResult::Outcome::wc_error:
+      // A failed work completion moves the QP to the error state: count both.
+      ++s.counters.wc_errors[r.wc_status.empty() ? "unknown" : r.wc_status];
+      ++s.counters.qp_errors;
+      s.counters.last_error = r.error.empty() ? r.wc_status : r.error;
+      reconnect = true;
+      break;
+    case PingResult::Outcome::qp_error:
+      ++s.counters.qp_errors;
+      s.counters.last_error = r.error;
+      reconnect = true;
+      break;
+    case PingResult::Outcome::not_connected:
+      s.counters.last_error = r.error.empty() ? "not connected" : r.error;
+      reconnect = true;
+      break;
+  }
+  if (reconnect) s.counters.connected = false;
+  return reconnect;
+}
+
 void Runner::execute(const Job& job) {
   Stream& s = *job.stream;
   const auto now = clock_();
@@ -164,60 +189,20 @@ void Runner::execute(const Job& job) {
       return;
     }
     s.backoff = std::chrono::milliseconds(0);
-    const std::string device = s.transport->local_device();
-    const std::uint32_t port = s.transport->local_port();
-    std::optional<std::uint64_t> baseline;
-    bool need_baseline = false;
-    {
-      const std::lock_guard lock(s.stats_mutex);
-      need_baseline = !device.empty() && options_.retransmits && !s.counters.retransmits;
-    }
-    if (need_baseline) baseline = options_.retransmits(device, port);
     const std::lock_guard lock(s.stats_mutex);
     s.counters.connected = true;
-    s.counters.local_device = device;
-    s.port = port;
+    s.counters.local_device = s.transport->local_device();
+    s.port = s.transport->local_port();
     s.is_rdma = s.spec.kind != TransportKind::tcp;
     s.registered = s.transport->registered_bytes();
-    if (baseline) {
-      // Attribution starts when the stream first connects; reconnects keep counting.
-      s.retransmit_last = baseline;
-      s.counters.retransmits = 0;
-      s.counters.retransmit_scope = "port";
-    }
   }
-  const PingResult r = s.transport->ping(job.payload_bytes, options_.timeout);
+  // A burst stops at the first ping that is not answered: after a timeout the path is suspect
+  // and the next round retries it, after an error the connection is gone.
   bool reconnect = false;
-  {
-    const std::lock_guard lock(s.stats_mutex);
-    if (r.outcome != PingResult::Outcome::not_connected) ++s.counters.sent;
-    switch (r.outcome) {
-      case PingResult::Outcome::answered:
-        ++s.counters.answered;
-        s.window.record(r.rtt);
-        break;
-      case PingResult::Outcome::timed_out:
-        ++s.counters.timed_out;
-        s.counters.last_error = r.error.empty() ? "timed out" : r.error;
-        break;
-      case PingResult::Outcome::wc_error:
-        // A failed work completion moves the QP to the error state: count both.
-        ++s.counters.wc_errors[r.wc_status.empty() ? "unknown" : r.wc_status];
-        ++s.counters.qp_errors;
-        s.counters.last_error = r.error.empty() ? r.wc_status : r.error;
-        reconnect = true;
-        break;
-      case PingResult::Outcome::qp_error:
-        ++s.counters.qp_errors;
-        s.counters.last_error = r.error;
-        reconnect = true;
-        break;
-      case PingResult::Outcome::not_connected:
-        s.counters.last_error = r.error.empty() ? "not connected" : r.error;
-        reconnect = true;
-        break;
-    }
-    if (reconnect) s.counters.connected = false;
+  for (std::uint32_t i = 0; i < options_.burst; ++i) {
+    const PingResult r = s.transport->ping(job.payload_bytes, options_.timeout);
+    reconnect = record(s, r);
+    if (r.outcome != PingResult::Outcome::answered) break;
   }
   if (reconnect) {
     s.transport->disconnect();
@@ -307,31 +292,50 @@ bool Runner::finished() const {
   });
 }
 
-ProbeResults Runner::sample() {
+std::set<PortKey> Runner::probed_ports() const {
   std::vector<std::shared_ptr<Stream>> streams;
   {
     const std::lock_guard lock(mutex_);
     for (const auto& [key, s] : streams_) streams.push_back(s);
   }
-  // One counter read per (device, port), not per stream.
-  std::map<std::pair<std::string, std::uint32_t>, std::optional<std::uint64_t>> port_counters;
-  if (options_.retransmits) {
-    for (const auto& s : streams) {
-      const std::lock_guard lock(s->stats_mutex);
-      if (s->retransmit_last) port_counters[{s->counters.local_device, s->port}];
+  std::set<PortKey> out;
+  for (const auto& s : streams) {
+    const std::lock_guard lock(s->stats_mutex);
+    if (s->is_rdma && !s->counters.local_device.empty()) {
+      out.emplace(s->counters.local_device, s->port);
     }
-    for (auto& [where, value] : port_counters)
-      value = options_.retransmits(where.first, where.second);
   }
+  return out;
+}
+
+ProbeResults Runner::sample(const PortRetransmits* ports) {
+  std::vector<std::shared_ptr<Stream>> streams;
+  {
+    const std::lock_guard lock(mutex_);
+    for (const auto& [key, s] : streams_) streams.push_back(s);
+  }
+  const std::lock_guard ports_lock(ports_mutex_);
+  const auto reading = [](const PortRetransmits* table,
+                          const PortKey& where) -> std::optional<std::uint64_t> {
+    if (table == nullptr) return std::nullopt;
+    const auto it = table->find(where);
+    if (it == table->end()) return std::nullopt;
+    return it->second;
+  };
   ProbeResults out;
   std::set<std::string> targets;
   for (const auto& s : streams) {
     const std::lock_guard lock(s->stats_mutex);
-    if (s->retransmit_last) {
-      const auto now = port_counters[{s->counters.local_device, s->port}];
+    const PortKey where{s->counters.local_device, s->port};
+    if (const auto now = s->is_rdma ? reading(ports, where) : std::nullopt) {
+      if (!s->retransmit_last) {
+        // Attribution starts with the stream's first tick; reconnects keep counting.
+        s->retransmit_last = reading(&last_ports_, where).value_or(*now);
+        s->counters.retransmit_scope = "port";
+      }
       // A counter that went backwards was reset (driver reload): count from the new value.
-      if (now && *now >= *s->retransmit_last) s->retransmit_total += *now - *s->retransmit_last;
-      if (now) s->retransmit_last = now;
+      if (*now >= *s->retransmit_last) s->retransmit_total += *now - *s->retransmit_last;
+      s->retransmit_last = now;
       s->counters.retransmits = s->retransmit_total;
     }
     ProbeTargetSample sample = s->counters;
@@ -348,6 +352,7 @@ ProbeResults Runner::sample() {
     targets.insert(s->spec.target);
     out.targets.push_back(std::move(sample));
   }
+  if (ports != nullptr) last_ports_ = *ports;
   out.cost.targets = static_cast<std::uint32_t>(targets.size());
   std::uint64_t cpu = inline_cpu_ns_;
   for (std::size_t i = 0; i <= options_.workers; ++i) cpu += thread_cpu_ns_[i];

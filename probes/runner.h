@@ -4,7 +4,8 @@
 // pool so a dead target (a connect that waits for its timeout) never stalls the others. A
 // stream runs at most one job at a time, so the queue never holds more than one job per stream.
 // sample() turns the counts into ProbeTargetSamples (cumulative counters and histogram buckets,
-// RTT quantiles of the window since the previous sample) plus the prober's own cost.
+// RTT quantiles of the window since the previous sample) plus the prober's own cost; the
+// port retransmit counters come with the tick (with_probes), the runner reads nothing itself.
 #pragma once
 
 #include <atomic>
@@ -17,9 +18,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "collector/model/probe_sample.h"
@@ -43,9 +46,11 @@ using TransportFactory = std::function<std::unique_ptr<Transport>(const ProbeOpt
 /// make_tcp_transport for tcp, make_rc_transport for rc_send/rc_write (default_factory.cpp, a
 /// file of its own so tests that inject a fake do not link the real transports).
 TransportFactory default_transport_factory();
-/// Port-level retransmit evidence of (device, port), cumulative; nullopt when unknown.
-using RetransmitReader =
-    std::function<std::optional<std::uint64_t>(const std::string& device, std::uint32_t port)>;
+/// An RDMA port: (device, port number).
+using PortKey = std::pair<std::string, std::uint32_t>;
+/// Port-level retransmit evidence per RDMA port, cumulative, as read in one tick; a port that
+/// is missing is unknown (port_retransmits.h builds it from the tick's Snapshot).
+using PortRetransmits = std::map<PortKey, std::uint64_t>;
 
 struct RunnerOptions {
   ProbeOptions probe;  ///< kind and traffic_class are set per stream
@@ -55,11 +60,16 @@ struct RunnerOptions {
   std::chrono::milliseconds backoff_min{250};  ///< first reconnect delay, doubled per failure
   std::chrono::milliseconds backoff_max{30000};
   std::size_t workers = 4;
+  /// Pings per scheduled probe, sent back to back on the stream's connection (each recorded on
+  /// its own). 1: one ping per probe. A burst measures the path's latency without the idle gap
+  /// before each ping: with spaced pings, the CPUs (and vCPUs) of prober and responder sleep
+  /// between pings and the wake-up lands in the RTT, which back-to-back benchmarks such as
+  /// perftest's ib_send_lat never see (docs/probes.md, "Spaced and back-to-back").
+  std::uint32_t burst = 1;
   /// Stop a stream after this many scheduled probes (0: never); for one-shot runs.
   std::uint64_t max_probes_per_stream = 0;
-  TransportFactory factory;      ///< required; default_transport_factory() for the real ones
-  RetransmitReader retransmits;  ///< empty: retransmits stay unknown
-  Scheduler::Clock clock;        ///< empty: steady_clock::now
+  TransportFactory factory;  ///< required; default_transport_factory() for the real ones
+  Scheduler::Clock clock;    ///< empty: steady_clock::now
 };
 
 struct ProbeResults {
@@ -69,7 +79,8 @@ struct ProbeResults {
 
 class Runner {
  public:
-  /// Throws std::invalid_argument without a factory or with bad schedule options.
+  /// Throws std::invalid_argument without a factory, with a zero burst or with bad schedule
+  /// options.
   explicit Runner(RunnerOptions options);
   ~Runner();
   Runner(const Runner&) = delete;
@@ -86,7 +97,13 @@ class Runner {
   void run_due();
 
   /// Thread-safe. Closes the RTT window: the next sample's quantiles cover only later probes.
-  ProbeResults sample();
+  /// `ports`: this tick's port retransmit counters (none: retransmits stay as they were). An
+  /// RDMA stream is credited with its port's increase between ticks; its first tick after it
+  /// connected is the baseline, taken from the previous tick's reading of the port when there
+  /// was one (so the tick in which it connected counts), else from this one.
+  ProbeResults sample(const PortRetransmits* ports = nullptr);
+  /// The RDMA ports the streams have connected on: what `ports` needs to cover.
+  std::set<PortKey> probed_ports() const;
   /// True when every stream reached max_probes_per_stream (never when that is 0).
   bool finished() const;
 
@@ -99,6 +116,8 @@ class Runner {
   using Key = std::tuple<std::string, TransportKind, std::optional<std::uint32_t>>;
 
   void execute(const Job& job);
+  /// Counts one ping's outcome; true when the connection must be rebuilt.
+  static bool record(Stream& s, const PingResult& r);
   void scheduler_loop();
   void worker_loop(std::size_t index);
   std::vector<Job> collect_due();
@@ -121,6 +140,8 @@ class Runner {
   /// reads only the calling thread), plus run_due()'s work on foreign threads.
   std::unique_ptr<std::atomic<std::uint64_t>[]> thread_cpu_ns_;
   std::atomic<std::uint64_t> inline_cpu_ns_{0};
+  std::mutex ports_mutex_;      ///< guards last_ports_ (sample() may run on any thread)
+  PortRetransmits last_ports_;  ///< the previous tick's port counters
 };
 
 }  // namespace rdmatop::probes

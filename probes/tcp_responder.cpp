@@ -42,12 +42,11 @@ struct Connection {
 
 }  // namespace
 
-struct TcpResponder::Impl {
+struct TcpResponder::Impl final : ResponderCore {
   UniqueFd listener;
   Admission admission;
   ResponderLog log;
   std::list<Connection> connections;
-  ResponderCounters counters;
 
   Impl(ResponderLimits limits, ResponderLog l) : admission(std::move(limits)), log(std::move(l)) {}
 
@@ -175,7 +174,11 @@ struct TcpResponder::Impl {
                           std::memory_order_relaxed);
   }
 
-  void poll_once(std::chrono::milliseconds max_wait) {
+  void close_all() override {
+    while (!connections.empty()) close(connections.begin());
+  }
+
+  void poll_once(std::chrono::milliseconds max_wait) override {
     std::vector<pollfd> fds;
     fds.reserve(connections.size() + 1);
     fds.push_back({listener.get(), POLLIN, 0});
@@ -219,7 +222,7 @@ struct TcpResponder::Impl {
   }
 };
 
-TcpResponder::TcpResponder(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TcpResponder::TcpResponder(std::unique_ptr<Impl> impl) : Responder(std::move(impl)) {}
 TcpResponder::~TcpResponder() = default;
 
 Result<std::unique_ptr<TcpResponder>> TcpResponder::listen(const std::string& address,
@@ -252,24 +255,12 @@ Result<std::unique_ptr<TcpResponder>> TcpResponder::listen(const std::string& ad
 std::uint16_t TcpResponder::port() const {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
-  getsockname(impl_->listener.get(), reinterpret_cast<sockaddr*>(&addr), &len);
+  getsockname(static_cast<const Impl&>(*core_).listener.get(), reinterpret_cast<sockaddr*>(&addr),
+              &len);
   if (addr.ss_family == AF_INET6) {
     return ntohs(reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_port);
   }
   return ntohs(reinterpret_cast<const sockaddr_in*>(&addr)->sin_port);
-}
-
-void TcpResponder::poll_once(std::chrono::milliseconds max_wait) {
-  impl_->poll_once(max_wait);
-}
-
-void TcpResponder::run(const std::atomic<bool>& stop) {
-  while (!stop.load()) impl_->poll_once(std::chrono::milliseconds(200));
-  while (!impl_->connections.empty()) impl_->close(impl_->connections.begin());
-}
-
-ResponderStats TcpResponder::stats() const {
-  return impl_->counters.snapshot();
 }
 
 }  // namespace rdmatop::probes

@@ -66,6 +66,8 @@ struct RcResources {
   std::deque<RegisteredBuffer> buffers;  ///< deque: addresses stay stable as buffers are added
   std::uint64_t registered_bytes = 0;
   unsigned unacked_cq_events = 0;
+  /// Bytes a SEND may carry inline (IBV_SEND_INLINE) on this QP; 0 when the device has none.
+  std::uint32_t max_inline = 0;
 
   RcResources() = default;
   RcResources(RcResources&&) = default;
@@ -74,7 +76,8 @@ struct RcResources {
 };
 
 /// Allocates the PD, the CQ (with a completion channel unless busy-polling) and an RC QP on
-/// `id`, with `depth` send and receive work requests of one SGE each.
+/// `id`, with `depth` send and receive work requests of one SGE each, and inline sends of small
+/// messages where the device allows them (`max_inline`).
 std::optional<Error> create_rc_qp(RcResources& res, int depth, bool with_channel);
 /// Registers `size` bytes with exactly `access` (0: local read only, for send sources).
 Result<RegisteredBuffer*> register_buffer(RcResources& res, std::size_t size, int access);

@@ -1,5 +1,7 @@
 #include "probes/with_probes.h"
 
+#include "probes/port_retransmits.h"
+
 namespace rdmatop::probes {
 
 std::vector<StreamSpec> expand_streams(const std::vector<TargetSpec>& targets,
@@ -55,7 +57,10 @@ SnapshotSource with_probes(SnapshotSource inner, std::shared_ptr<Runner> runner,
     auto snapshot = inner(seq);
     if (!snapshot) return snapshot;
     if (reloader) reloader->poll();
-    auto results = runner->sample();
+    // The port retransmit counters of this very tick: the runner reads nothing itself.
+    const auto probed = runner->probed_ports();
+    const auto ports = port_retransmits(*snapshot, &probed);
+    auto results = runner->sample(&ports);
     snapshot->probes = std::move(results.targets);
     snapshot->prober = results.cost;
     return snapshot;

@@ -45,7 +45,8 @@ class TargetReloader {
 using SnapshotSource = std::function<std::optional<Snapshot>(std::uint64_t seq)>;
 
 /// Each snapshot from `inner` gets the runner's sample (after `reloader` polled its file, when
-/// given). The runner and reloader live as long as the returned provider.
+/// given), with the probed ports' retransmit counters taken from that same snapshot. The runner
+/// and reloader live as long as the returned provider.
 SnapshotSource with_probes(SnapshotSource inner, std::shared_ptr<Runner> runner,
                            std::shared_ptr<TargetReloader> reloader = nullptr);
 

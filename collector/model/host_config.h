@@ -81,6 +81,13 @@ struct RdmaProcess {
   std::uint32_t pid = 0;
   std::string comm;  ///< /proc/<pid>/comm, or the kernel's RES attribute name for kernel users
   std::map<std::string, std::uint32_t, std::less<>> qps, cqs, mrs;  ///< device -> objects held
+  std::map<std::string, std::uint32_t, std::less<>> pds;            ///< device -> PDs held
+  /// VmPin of /proc/<pid>/status in bytes: pages pinned (RDMA memory registrations count here,
+  /// against RLIMIT_MEMLOCK); nullopt when unreadable.
+  std::optional<std::uint64_t> pinned_bytes;
+  /// CAP_IPC_LOCK in the effective set (/proc/<pid>/status CapEff): the memlock limit does not
+  /// apply to its registrations (ib_umem_get); nullopt when unreadable.
+  std::optional<bool> cap_ipc_lock;
   /// RLIMIT_MEMLOCK from /proc/<pid>/limits in bytes; nullopt = unlimited or unreadable
   /// (see memlock_unlimited).
   std::optional<std::uint64_t> memlock_soft_bytes;

@@ -2,22 +2,25 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <utility>
+
+#include "collector/normalize/process_series.h"
 
 namespace rdmatop {
 namespace {
 
-constexpr std::array<HostConfigMetricInfo, 9> kInfos{{
+constexpr std::array<HostConfigMetricInfo, 15> kInfos{{
     {"rdma_pfc_enabled", SeriesKind::gauge, "priority",
      "1 when PFC is enabled on the priority, else 0 (DCB pfc_en; mlx5 without DCB data: "
      "inferred from ethtool strings)"},
     {"rdma_pfc_storm_prevention_seconds", SeriesKind::gauge, "",
      "PFC storm-prevention timeout the driver applies (ethtool tunable pfc-prevention-tout); "
      "0 = disabled"},
-    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored",
-     "1, with the running and (when the device reports one) stored firmware version from "
-     "devlink"},
+    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored, psid",
+     "1, with the running and (when the device reports one) stored firmware version and PSID "
+     "from devlink"},
     {"rdma_firmware_activation_pending", SeriesKind::gauge, "",
      "1 when the stored (flashed) firmware differs from the running one, else 0"},
     {"rdma_devlink_health_error", SeriesKind::gauge, "reporter",
@@ -30,6 +33,21 @@ constexpr std::array<HostConfigMetricInfo, 9> kInfos{{
      "NUMA node of the RDMA device's PCI function (absent when the platform has none)"},
     {"rdma_irq_interrupts_total", SeriesKind::counter, "irq, name",
      "interrupts of one MSI/MSI-X vector of the RDMA NIC, summed over CPUs (/proc/interrupts)"},
+    // Processes holding RDMA objects (process_series.cpp): host-wide, labelled pid and comm.
+    {"rdma_process_resources", SeriesKind::gauge, "pid, comm, resource",
+     "RDMA objects (resource qp, cq, mr, pd) the process holds on the device (RDMA netlink "
+     "resource dumps)"},
+    {"rdma_process_memlock_limit_bytes", SeriesKind::gauge, "pid, comm",
+     "soft RLIMIT_MEMLOCK of a process holding RDMA objects (absent when unlimited)"},
+    {"rdma_process_memlock_unlimited", SeriesKind::gauge, "pid, comm",
+     "1 when the soft RLIMIT_MEMLOCK of a process holding RDMA objects is unlimited, else 0"},
+    {"rdma_process_pinned_bytes", SeriesKind::gauge, "pid, comm",
+     "memory the process has pinned (VmPin; RDMA registrations count against RLIMIT_MEMLOCK)"},
+    {"rdma_process_cap_ipc_lock", SeriesKind::gauge, "pid, comm",
+     "1 when the process has CAP_IPC_LOCK (exempt from RLIMIT_MEMLOCK), else 0"},
+    {"rdma_process_numa_mismatch", SeriesKind::gauge, "pid, comm",
+     "0: the process's allowed CPUs are all on the device's NUMA node; 1: some are not; "
+     "2: none are"},
 }};
 
 /// mlx5's value for PFC_STORM_PREVENTION_AUTO (roce-domain.md §5.1).
@@ -74,13 +92,27 @@ void add_port_config(const DeviceSample& device, const PortSample& port, const N
   }
 }
 
+/// The firmware version of one kind: mlx5's "fw.version", else the generic "fw" ("overall
+/// firmware version", Documentation/networking/devlink/devlink-info.rst) that bnxt_en reports.
+std::map<std::string, std::string, std::less<>>::const_iterator firmware_version(
+    const std::map<std::string, std::string, std::less<>>& versions) {
+  const auto specific = versions.find("fw.version");
+  return specific != versions.end() ? specific : versions.find("fw");
+}
+
 void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
   if (!device.devlink) return;
   const DevlinkInfo& info = *device.devlink;
-  const auto running = info.running.find("fw.version");
+  const auto running = firmware_version(info.running);
   if (running != info.running.end()) {
     Labels labels{{"device", device.name}, {"driver", info.driver}, {"running", running->second}};
-    const auto stored = info.stored.find("fw.version");
+    // The board identity firmware images are built for (roce-domain.md §6.7: version skew is
+    // judged among devices of one PSID). Only a fixed fw.psid (mlx5) names the board; other
+    // drivers use the name for a versioned parameter set, so it is not taken from running.
+    if (const auto psid = info.fixed.find("fw.psid"); psid != info.fixed.end()) {
+      labels.emplace_back("psid", psid->second);
+    }
+    const auto stored = firmware_version(info.stored);
     if (stored != info.stored.end()) {
       labels.emplace_back("stored", stored->second);
       add(out, "rdma_firmware_activation_pending", {{"device", device.name}}, SeriesKind::gauge,
@@ -125,6 +157,7 @@ double pfc_storm_prevention_seconds(std::uint16_t tunable_ms) {
 }
 
 void add_host_config_series(const Snapshot& snapshot, std::vector<Series>& out) {
+  add_process_series(snapshot, out);
   for (const DeviceSample& device : snapshot.devices) {
     add_devlink(device, out);
     if (device.numa_node) {

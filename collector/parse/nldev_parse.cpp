@@ -44,6 +44,16 @@ constexpr std::array<AttrSpec, kPolicySize> kPolicy = [] {
   p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE] = {"STAT_HWCOUNTER_ENTRY_VALUE", MNL_TYPE_U64};
   p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_INDEX] = {"STAT_HWCOUNTER_INDEX", MNL_TYPE_U32};
   p[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC] = {"STAT_HWCOUNTER_DYNAMIC", MNL_TYPE_U8};
+  p[RDMA_NLDEV_ATTR_RES_QP] = {"RES_QP", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_QP_ENTRY] = {"RES_QP_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_CQ] = {"RES_CQ", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_CQ_ENTRY] = {"RES_CQ_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_MR] = {"RES_MR", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_MR_ENTRY] = {"RES_MR_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_PD] = {"RES_PD", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_PD_ENTRY] = {"RES_PD_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_RES_PID] = {"RES_PID", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_RES_KERN_NAME] = {"RES_KERN_NAME", MNL_TYPE_NUL_STRING};
   return p;
 }();
 
@@ -119,7 +129,42 @@ Result<bool> for_each_hwcounter(const AttrTable& msg,
                          });
 }
 
+/// The command, table nest and entry type of each per-object dump (nldev.c fill_entries).
+struct ResDump {
+  std::uint16_t cmd;
+  std::uint16_t table;
+  std::uint16_t entry;
+};
+
+ResDump res_dump(NldevResKind kind) {
+  switch (kind) {
+    case NldevResKind::qp:
+      return {RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY};
+    case NldevResKind::cq:
+      return {RDMA_NLDEV_CMD_RES_CQ_GET, RDMA_NLDEV_ATTR_RES_CQ, RDMA_NLDEV_ATTR_RES_CQ_ENTRY};
+    case NldevResKind::mr:
+      return {RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR, RDMA_NLDEV_ATTR_RES_MR_ENTRY};
+    case NldevResKind::pd:
+      break;
+  }
+  return {RDMA_NLDEV_CMD_RES_PD_GET, RDMA_NLDEV_ATTR_RES_PD, RDMA_NLDEV_ATTR_RES_PD_ENTRY};
+}
+
 }  // namespace
+
+const char* to_string(NldevResKind kind) {
+  switch (kind) {
+    case NldevResKind::qp:
+      return "qp";
+    case NldevResKind::cq:
+      return "cq";
+    case NldevResKind::mr:
+      return "mr";
+    case NldevResKind::pd:
+      break;
+  }
+  return "pd";
+}
 
 std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(0);
@@ -145,6 +190,11 @@ std::vector<std::uint8_t> build_stat_get_status_request(std::uint32_t dev_index,
 std::vector<std::uint8_t> build_res_get_request(std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(0);
   return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_RES_GET, kDumpFlags, seq));
+}
+
+std::vector<std::uint8_t> build_res_dump_request(NldevResKind kind, std::uint32_t dev_index,
+                                                 std::uint32_t seq) {
+  return build_port_request(res_dump(kind).cmd, kDumpFlags, dev_index, std::nullopt, seq);
 }
 
 bool nldev_reply_complete(std::span<const std::uint8_t> reply, std::uint32_t seq) {
@@ -291,6 +341,37 @@ Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uin
         out.push_back(std::move(res));
         return std::nullopt;
       });
+  if (!r) return r.error();
+  return out;
+}
+
+Result<std::vector<NldevResOwner>> parse_res_dump_reply(NldevResKind kind,
+                                                        std::span<const std::uint8_t> reply,
+                                                        std::uint32_t seq) {
+  const ResDump dump = res_dump(kind);
+  std::vector<NldevResOwner> out;
+  auto r = for_each_reply(reply, seq, dump.cmd, [&](const AttrTable& msg) -> std::optional<Error> {
+    if (msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return missing("DEV_INDEX");
+    const nlattr* table = msg.tb[dump.table];
+    if (table == nullptr) return missing(kPolicy[dump.table].name);
+    const std::uint32_t dev_index = mnl_attr_get_u32(msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+    const std::string dev_name = str(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+    auto entries = for_each_nested(table, dump.entry, [&](const nlattr* entry) {
+      auto e = parse_nested(entry, kPolicy);
+      if (!e) return std::optional<Error>(e.error());
+      // fill_res_name_pid puts exactly one of the two.
+      const nlattr* pid = e->tb[RDMA_NLDEV_ATTR_RES_PID];
+      const nlattr* kern = e->tb[RDMA_NLDEV_ATTR_RES_KERN_NAME];
+      if ((pid == nullptr) == (kern == nullptr)) {
+        return std::optional<Error>(Error{EPROTO, std::string(kPolicy[dump.entry].name) +
+                                                      " needs one of RES_PID, RES_KERN_NAME"});
+      }
+      out.push_back(NldevResOwner{dev_index, dev_name, opt(pid, mnl_attr_get_u32), str(kern)});
+      return std::optional<Error>();
+    });
+    if (!entries) return entries.error();
+    return std::nullopt;
+  });
   if (!r) return r.error();
   return out;
 }

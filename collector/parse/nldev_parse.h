@@ -68,6 +68,24 @@ struct NldevResources {
   bool operator==(const NldevResources&) const = default;
 };
 
+/// The per-object resource dumps rdmatop reads (`rdma resource show qp|cq|mr|pd`).
+enum class NldevResKind : std::uint8_t { qp, cq, mr, pd };
+
+/// "qp", "cq", "mr", "pd": the names `rdma resource` and the RES_SUMMARY entries use.
+const char* to_string(NldevResKind kind);
+
+/// Who holds one object of a resource dump (RDMA_NLDEV_CMD_RES_{QP,CQ,MR,PD}_GET). The kernel
+/// names a user-space owner by PID (in the PID namespace of the socket's opener: task_pid_vnr)
+/// and a kernel owner by name (RES_KERN_NAME, e.g. "ib_core", "rdma_cm"); exactly one is set.
+struct NldevResOwner {
+  std::uint32_t dev_index = 0;
+  std::string dev_name;
+  std::optional<std::uint32_t> pid;  ///< RDMA_NLDEV_ATTR_RES_PID
+  std::string kern_name;             ///< RDMA_NLDEV_ATTR_RES_KERN_NAME
+
+  bool operator==(const NldevResOwner&) const = default;
+};
+
 // --- requests ------------------------------------------------------------------------------
 
 std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq);
@@ -79,6 +97,10 @@ std::vector<std::uint8_t> build_stat_get_request(std::uint32_t dev_index, std::u
 std::vector<std::uint8_t> build_stat_get_status_request(std::uint32_t dev_index, std::uint32_t port,
                                                         std::uint32_t seq);
 std::vector<std::uint8_t> build_res_get_request(std::uint32_t seq);
+/// The per-object dump of one device: the kernel requires DEV_INDEX (nldev.c
+/// res_get_common_dumpit answers EINVAL without it).
+std::vector<std::uint8_t> build_res_dump_request(NldevResKind kind, std::uint32_t dev_index,
+                                                 std::uint32_t seq);
 
 // --- replies ---------------------------------------------------------------------------------
 
@@ -98,6 +120,13 @@ Result<CounterMap> parse_stat_get_reply(std::span<const std::uint8_t> reply, std
 Result<std::vector<NldevCounterStatus>> parse_stat_get_status_reply(
     std::span<const std::uint8_t> reply, std::uint32_t seq);
 Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uint8_t> reply,
+                                                        std::uint32_t seq);
+
+/// One owner per object, in dump order. The dump may span several messages per device (the
+/// kernel starts a new one when a datagram is full), each with its own table nest; a device
+/// without objects answers NLMSG_DONE alone.
+Result<std::vector<NldevResOwner>> parse_res_dump_reply(NldevResKind kind,
+                                                        std::span<const std::uint8_t> reply,
                                                         std::uint32_t seq);
 
 /// A GUID as sysfs and `rdma dev` print it: "0011:2233:4455:6677".

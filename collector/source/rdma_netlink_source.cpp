@@ -2,6 +2,7 @@
 
 #include <linux/netlink.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
@@ -82,6 +83,13 @@ class ReplayExchange final : public Exchange {
   NetlinkRecording recording_;
 };
 
+/// "RDMA_NLDEV_CMD_RES_QP_GET" for qp: the command's uAPI name, for messages.
+std::string res_dump_command(NldevResKind kind) {
+  std::string name = to_string(kind);
+  for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return "RDMA_NLDEV_CMD_RES_" + name + "_GET";
+}
+
 class NldevClient final : public RdmaNetlinkSource {
  public:
   explicit NldevClient(std::unique_ptr<Exchange> exchange) : exchange_(std::move(exchange)) {}
@@ -113,16 +121,25 @@ class NldevClient final : public RdmaNetlinkSource {
     return transact<std::vector<NldevResources>>("RDMA_NLDEV_CMD_RES_GET", build_res_get_request,
                                                  parse_res_get_reply);
   }
+  Result<std::vector<NldevResOwner>> resource_owners(NldevResKind kind,
+                                                     std::uint32_t dev_index) override {
+    return transact<std::vector<NldevResOwner>>(
+        res_dump_command(kind),
+        [&](std::uint32_t seq) { return build_res_dump_request(kind, dev_index, seq); },
+        [&](std::span<const std::uint8_t> reply, std::uint32_t seq) {
+          return parse_res_dump_reply(kind, reply, seq);
+        });
+  }
 
  private:
   template <class T>
-  Result<T> transact(const char* what,
-                     const std::function<std::vector<std::uint8_t>(std::uint32_t)>& build,
-                     Result<T> (*parse)(std::span<const std::uint8_t>, std::uint32_t)) {
+  Result<T> transact(
+      const std::string& what, const std::function<std::vector<std::uint8_t>(std::uint32_t)>& build,
+      const std::function<Result<T>(std::span<const std::uint8_t>, std::uint32_t)>& parse) {
     const std::uint32_t seq = ++seq_;
     auto reply = exchange_->exchange(build(seq), seq);
     Result<T> r = reply ? parse(*reply, seq) : Result<T>(reply.error());
-    if (!r) return Error{r.error().code, std::string(what) + ": " + r.error().message};
+    if (!r) return Error{r.error().code, what + ": " + r.error().message};
     return r;
   }
 

@@ -26,6 +26,9 @@ class RdmaNetlinkSource {
   virtual Result<std::vector<NldevCounterStatus>> counter_status(std::uint32_t dev_index,
                                                                  std::uint32_t port) = 0;
   virtual Result<std::vector<NldevResources>> resources() = 0;
+  /// The owner of every object of `kind` on one device (`rdma resource show qp` and friends).
+  virtual Result<std::vector<NldevResOwner>> resource_owners(NldevResKind kind,
+                                                             std::uint32_t dev_index) = 0;
 };
 
 /// The live kernel: one NETLINK_RDMA socket in the caller's network namespace. Never fails to

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "collector/normalize/counter_table.h"
+#include "collector/normalize/host_config_series.h"
 #include "exporters/prometheus/probe_metrics.h"
 
 namespace rdmatop {
@@ -59,18 +60,25 @@ double seconds_since_epoch(std::chrono::system_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
+/// One canonical series under its family. `info` is its table row; every series the normalizer
+/// emits has one, and the fallback help only keeps a scrape valid if the two ever drift (unit
+/// tests check they do not).
+template <class Info>
+void add_series(const Series& s, const Info* info, FamilySet& out) {
+  const std::string help = info != nullptr ? std::string(info->help) : "rdmatop canonical series";
+  out.add(s.name, help, s.kind == SeriesKind::counter ? MetricType::Counter : MetricType::Gauge,
+          s.labels, s.value);
+}
+
 void add_canonical_series(const Report& report, FamilySet& out) {
   for (const PortReport& port : report.ports) {
-    for (const SeriesWithRate& s : port.series) {
-      const MetricInfo* info = find_metric(s.series.name);
-      // Every series the normalizer emits is in metric_infos(); the fallback only keeps a
-      // scrape valid if the two ever drift (a unit test checks they do not).
-      const std::string help =
-          info != nullptr ? std::string(info->help) : "rdmatop canonical series";
-      out.add(s.series.name, help,
-              s.series.kind == SeriesKind::counter ? MetricType::Counter : MetricType::Gauge,
-              s.series.labels, s.series.value);
-    }
+    for (const SeriesWithRate& s : port.series)
+      add_series(s.series, find_metric(s.series.name), out);
+  }
+  // Device- and host-scope configuration series (firmware, devlink health, NUMA node, IRQs,
+  // RDMA processes) carry no port: they are in Report::host_series, not a port's.
+  for (const SeriesWithRate& s : report.host_series) {
+    add_series(s.series, find_host_config_metric(s.series.name), out);
   }
 }
 

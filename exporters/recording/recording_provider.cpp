@@ -4,11 +4,11 @@
 
 namespace rdmatop {
 
-SnapshotProvider recording_provider(std::shared_ptr<RecordingReader> reader,
+SnapshotProvider recording_provider(std::shared_ptr<RecordingSet> recording,
                                     RecordingWindow window) {
-  return [reader = std::move(reader),
+  return [recording = std::move(recording),
           window = std::move(window)](std::uint64_t /*seq*/) -> std::optional<Snapshot> {
-    while (auto snapshot = reader->next()) {
+    while (auto snapshot = recording->next()) {
       if (window.from && is_before(*snapshot, *window.from)) continue;
       if (window.to && is_after(*snapshot, *window.to)) return std::nullopt;
       return snapshot;

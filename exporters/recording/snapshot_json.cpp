@@ -385,6 +385,9 @@ RdmaProcess decode_rdma_process(const json& v, const std::string& path) {
   p.qps = counts("qps");
   p.cqs = counts("cqs");
   p.mrs = counts("mrs");
+  p.pds = counts("pds");
+  p.pinned_bytes = o.optional<std::uint64_t>("pinned_bytes");
+  p.cap_ipc_lock = o.optional<bool>("cap_ipc_lock");
   p.memlock_soft_bytes = o.optional<std::uint64_t>("memlock_soft_bytes");
   p.memlock_unlimited = o.optional<bool>("memlock_unlimited").value_or(false);
   p.cpu_numa_nodes = small_numbers<std::int32_t>(v, o, "cpu_numa_nodes");

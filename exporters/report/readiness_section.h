@@ -1,5 +1,6 @@
 // The report's "host readiness" section: per PCI RDMA device, its NUMA node and the interrupt
-// counts and rates of its MSI/MSI-X vectors (docs/report-format.md).
+// counts and rates of its MSI/MSI-X vectors; the processes holding RDMA objects with their
+// memlock limit, pinned memory and NUMA placement (docs/report-format.md).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,9 @@
 #include "exporters/report/report_model.h"
 
 #include <algorithm>
-#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "collector/normalize/host_config_series.h"
 #include "collector/normalize/normalizer.h"
@@ -22,10 +24,68 @@ std::optional<CounterPoint> point_of(const Series& s, std::chrono::steady_clock:
   return CounterPoint{s.value, at};
 }
 
-bool belongs_to(const Series& s, const DeviceSample& dev, const PortSample& port) {
-  return label_value(s.labels, "device") == dev.name &&
-         label_value(s.labels, "port") == std::to_string(port.port);
+bool same_series(const Series& a, const Series& b) {
+  return a.name == b.name && a.labels == b.labels;
 }
+
+/// The previous tick's series for each series of this tick. Both lists come from normalize(),
+/// sorted by series_key with no duplicates, so a cursor walking the previous list finds the
+/// match in O(1) nearly always; the key map is built only when the cursor misses (a series
+/// appeared or vanished), and then gives exactly what a lookup by key would.
+class PreviousSeries {
+ public:
+  explicit PreviousSeries(const std::vector<Series>* before) : before_(before) {}
+
+  const Series* find(const Series& s) {
+    if (before_ == nullptr) return nullptr;
+    if (cursor_ < before_->size() && same_series((*before_)[cursor_], s)) {
+      return &(*before_)[cursor_++];
+    }
+    if (by_key_.empty()) {
+      // emplace keeps the first of duplicate keys (normalize() leaves none).
+      for (std::size_t i = 0; i < before_->size(); ++i) {
+        const Series& b = (*before_)[i];
+        by_key_.emplace(series_key(b.name, b.labels), i);
+      }
+    }
+    const auto it = by_key_.find(series_key(s.name, s.labels));
+    if (it == by_key_.end()) return nullptr;
+    cursor_ = it->second + 1;
+    return &(*before_)[it->second];
+  }
+
+ private:
+  const std::vector<Series>* before_;
+  std::size_t cursor_ = 0;
+  std::unordered_map<std::string, std::size_t> by_key_;
+};
+
+/// Which PortReports a series belongs to, by its device and port labels: built once per
+/// report, so each series is placed with two label reads and a hash lookup instead of being
+/// compared with every port of the host. A device name listed twice maps to all its ports.
+class PortIndex {
+ public:
+  void add(const DeviceSample& dev, const PortSample& port, std::size_t report_index) {
+    by_device_[dev.name].push_back(Slot{std::to_string(port.port), report_index});
+  }
+
+  template <typename Fn>
+  void for_each_port_of(const Series& s, Fn&& fn) const {
+    const auto it = by_device_.find(label_value(s.labels, "device"));
+    if (it == by_device_.end()) return;
+    const std::string& port = label_value(s.labels, "port");
+    for (const Slot& slot : it->second) {
+      if (slot.port == port) fn(slot.report_index);
+    }
+  }
+
+ private:
+  struct Slot {
+    std::string port;
+    std::size_t report_index;
+  };
+  std::unordered_map<std::string, std::vector<Slot>> by_device_;
+};
 
 }  // namespace
 
@@ -34,9 +94,7 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
   Report report;
   report.findings = std::move(findings);
   report.rule_errors = std::move(rule_errors);
-  std::map<std::string, const Series*> before_by_key;
   if (first != nullptr) {
-    for (const auto& s : first->series) before_by_key.emplace(series_key(s.name, s.labels), &s);
     report.interval_seconds =
         std::chrono::duration<double>(last.snapshot.taken - first->snapshot.taken).count();
   }
@@ -45,16 +103,19 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
       std::chrono::duration_cast<std::chrono::nanoseconds>(
           std::chrono::duration<double>(report.interval_seconds * kStaleIntervals)));
 
-  const std::vector<Series> now = std::move(last.series);
+  std::vector<Series> now = std::move(last.series);
   report.snapshot = std::move(last.snapshot);
   const Snapshot& snap = report.snapshot;
+  PreviousSeries previous(first == nullptr ? nullptr : &first->series);
   const auto rate_of = [&](const Series& s) {
+    // Looked up for gauges too, so the cursor keeps step with both lists.
+    const Series* before = previous.find(s);
     if (s.kind != SeriesKind::counter || first == nullptr) return Rate{};
-    const auto it = before_by_key.find(series_key(s.name, s.labels));
     const std::optional<CounterPoint> prev =
-        it == before_by_key.end() ? std::nullopt : point_of(*it->second, first->snapshot.taken);
+        before == nullptr ? std::nullopt : point_of(*before, first->snapshot.taken);
     return compute_rate(prev, point_of(s, snap.taken), s.wrap_modulus, stale_after);
   };
+  PortIndex port_index;
   for (std::size_t d = 0; d < snap.devices.size(); ++d) {
     const DeviceSample& dev = snap.devices[d];
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
@@ -66,18 +127,28 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
         if (!port.netdev.empty() && snap.netdevs[n].name == port.netdev) pr.netdev_index = n;
       }
       pr.roce_v2_gid = first_routable_roce_v2(port.gids);
-      for (const Series& s : now) {
-        if (belongs_to(s, dev, port)) pr.series.push_back(SeriesWithRate{s, rate_of(s)});
-      }
+      port_index.add(dev, port, report.ports.size());
       report.ports.push_back(std::move(pr));
     }
   }
-  for (const Series& s : now) {
-    if (find_probe_metric(s.name) != nullptr) {
-      report.probe_series.push_back(SeriesWithRate{s, rate_of(s)});
-    }
+  std::vector<std::size_t> ports_of_series;
+  for (Series& s : now) {
+    const Rate rate = rate_of(s);
+    if (find_probe_metric(s.name) != nullptr)
+      report.probe_series.push_back(SeriesWithRate{s, rate});
     if (find_host_config_metric(s.name) != nullptr && label_value(s.labels, "port").empty()) {
-      report.host_series.push_back(SeriesWithRate{s, rate_of(s)});
+      report.host_series.push_back(SeriesWithRate{s, rate});
+    }
+    ports_of_series.clear();
+    port_index.for_each_port_of(s, [&](std::size_t i) { ports_of_series.push_back(i); });
+    for (std::size_t k = 0; k < ports_of_series.size(); ++k) {
+      std::vector<SeriesWithRate>& dest = report.ports[ports_of_series[k]].series;
+      // `now` is this function's own: the last port taking a series gets it moved.
+      if (k + 1 == ports_of_series.size()) {
+        dest.push_back(SeriesWithRate{std::move(s), rate});
+      } else {
+        dest.push_back(SeriesWithRate{s, rate});
+      }
     }
   }
   return report;

@@ -39,6 +39,18 @@ std::string format_bytes(double bytes) {
   return scaled(bytes, " ") + "B";
 }
 
+std::string format_bytes_iec(double bytes) {
+  static constexpr std::array<const char*, 7> kUnits = {"B",   "KiB", "MiB", "GiB",
+                                                        "TiB", "PiB", "EiB"};
+  std::size_t unit = 0;
+  double shown = bytes;
+  while (std::fabs(shown) >= 1024.0 && unit + 1 < kUnits.size()) {
+    shown /= 1024.0;
+    ++unit;
+  }
+  return trim_decimals(fmt::format("{:.2f}", shown)) + " " + kUnits[unit];
+}
+
 std::string format_percent(double fraction) {
   return trim_decimals(fmt::format("{:.1f}", fraction * 100.0)) + "%";
 }

@@ -12,6 +12,9 @@ namespace rdmatop {
 std::string format_si(double value);
 /// Bytes with binary-free SI units: "1.25 GB", "980 B".
 std::string format_bytes(double bytes);
+/// Memory sizes in binary units, as limits.conf, `ulimit -l` and /proc/<pid>/status think of
+/// them: "64 KiB", "8 MiB", "1.5 GiB", "980 B".
+std::string format_bytes_iec(double bytes);
 /// A fraction 0..1 as a percentage: "97.3%".
 std::string format_percent(double fraction);
 /// A duration for latency columns: "850.0us", "4.25ms", "1.50s".

@@ -28,6 +28,9 @@ void add(PortState& p, const char* counter, double delta) {
   if (delta > 0) p.counters[counter] += delta;
 }
 
+// The PSID of the simulated ConnectX-6 Dx (sysfs board_id, devlink fw.psid).
+constexpr const char* kMlx5Psid = "MT_0000000012";
+
 }  // namespace
 
 std::vector<PortSpec> default_host() {
@@ -35,14 +38,44 @@ std::vector<PortSpec> default_host() {
   // ConnectX-6 Dx, PCI 15b3:101d, firmware 22.x (roce-domain.md §1.1): one ib device per port.
   ports.push_back(PortSpec{NicKind::mlx5, "mlx5_0", 1, "ens1f0np0", "0000:3b:00.0",
                            "pci0000:3a/0000:3a:00.0", "b8:59:9f:a1:b2:c4", "192.168.100.1", 2, 100,
-                           "22.39.1002", "rdmatop-demo mlx5_0"});
+                           "22.39.1002", "rdmatop-demo mlx5_0", kMlx5Psid, "MT2210X01234", 0});
   ports.push_back(PortSpec{NicKind::mlx5, "mlx5_1", 1, "ens1f1np1", "0000:3b:00.1",
                            "pci0000:3a/0000:3a:00.0", "b8:59:9f:a1:b2:c5", "192.168.101.1", 3, 100,
-                           "22.39.1002", "rdmatop-demo mlx5_1"});
-  // Broadcom BCM57508 (P5), bnxt_en + bnxt_re.
+                           "22.39.1002", "rdmatop-demo mlx5_1", kMlx5Psid, "MT2210X01234", 0});
+  // Broadcom BCM57508 (P5), bnxt_en + bnxt_re, in a slot of the second socket (NUMA node 1).
   ports.push_back(PortSpec{NicKind::bnxt_re, "bnxt_re0", 1, "ens2f0np0", "0000:41:00.0",
                            "pci0000:40/0000:40:01.1", "00:0a:f7:b1:23:40", "10.20.0.12", 4, 100,
-                           "227.0.131.0", "rdmatop-demo bnxt_re0"});
+                           "227.0.131.0", "rdmatop-demo bnxt_re0", "", "P210P2A0512", 1});
+  return ports;
+}
+
+const std::vector<PortSpec>& extra_nics() {
+  static const std::vector<PortSpec> nics = {
+      // A second ConnectX-6 Dx card (same board, so the same PSID), first function only, on the
+      // second socket.
+      PortSpec{NicKind::mlx5, "mlx5_2", 1, "ens3f0np0", "0000:5e:00.0", "pci0000:5d/0000:5d:00.0",
+               "b8:59:9f:c3:d4:e6", "192.168.102.1", 5, 100, "22.39.1002", "rdmatop-demo mlx5_2",
+               kMlx5Psid, "MT2301X05678", 1},
+      // Soft-RoCE bound to a virtio_net interface: a virtual ib device, no PCI function of its
+      // own, no firmware, no devlink (drivers/infiniband/sw/rxe).
+      PortSpec{NicKind::rxe, "rxe0", 1, "eth1", "0000:00:04.0", "pci0000:00", "52:54:00:12:34:57",
+               "10.11.12.1", 6, 10, "", "rxe", "", ""},
+  };
+  return nics;
+}
+
+const PortSpec* find_extra_nic(const std::string& device) {
+  for (const PortSpec& spec : extra_nics()) {
+    if (spec.device == device) return &spec;
+  }
+  return nullptr;
+}
+
+std::vector<PortSpec> scenario_host(const Scenario& scenario) {
+  std::vector<PortSpec> ports = default_host();
+  for (const std::string& name : scenario.nics) {
+    if (const PortSpec* spec = find_extra_nic(name)) ports.push_back(*spec);
+  }
   return ports;
 }
 
@@ -141,6 +174,8 @@ void advance(HostModel& host, double dt_s) {
     // Transport: loss shows as PSN gaps at the responder, sequence NAKs at the requester,
     // duplicates after go-back-N retransmission, and some tail loss as ACK timeouts.
     add(p, "out_of_sequence", rx_pkts * c.loss);
+    // rxe counts one completer retry per loss it recovers from (NAK or timeout, rxe_comp.c).
+    add(p, "retransmits", tx_pkts * c.loss);
     add(p, "seq_err_naks", tx_pkts * c.loss);
     add(p, "duplicate_requests", rx_pkts * c.loss * 0.3);
     add(p, "implied_naks", tx_pkts * c.loss * 0.1);
@@ -157,7 +192,24 @@ void advance(HostModel& host, double dt_s) {
     add(p, "symbol_errors", c.symbol_errors_per_s * dt_s);
     add(p, "crc_errors", c.crc_errors_per_s * dt_s);
     add(p, "oversize_frames", c.oversize_frames_per_s * dt_s);
+
+    // devlink health (net/devlink/health.c): every report counts an error; a successful
+    // recovery counts a recover and puts the reporter back to healthy.
+    add(p, "fw_errors", c.fw_errors_per_min * dt_s / 60);
+    add(p, "fw_fatal_errors", c.fw_fatal_errors_per_min * dt_s / 60);
+    if (c.health_recovers) {
+      add(p, "fw_recovers", c.fw_errors_per_min * dt_s / 60);
+      add(p, "fw_fatal_recovers", c.fw_fatal_errors_per_min * dt_s / 60);
+    }
   }
+}
+
+std::string running_fw(const PortState& port) {
+  return port.conditions.fw_running.empty() ? port.spec.fw : port.conditions.fw_running;
+}
+
+std::string stored_fw(const PortState& port) {
+  return port.conditions.fw_stored.empty() ? running_fw(port) : port.conditions.fw_stored;
 }
 
 void reload_driver(HostModel& host, const std::string& device) {

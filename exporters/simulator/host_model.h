@@ -14,7 +14,7 @@
 
 namespace rdmatop::sim {
 
-enum class NicKind : std::uint8_t { mlx5, bnxt_re };
+enum class NicKind : std::uint8_t { mlx5, bnxt_re, rxe };
 
 /// The fixed facts of one simulated RDMA port and its netdev.
 struct PortSpec {
@@ -28,12 +28,24 @@ struct PortSpec {
   std::string ipv4;
   std::uint32_t ifindex = 2;
   double gbps = 100;
-  std::string fw;
+  std::string fw;  ///< firmware version the NIC runs unless a scenario says otherwise
   std::string node_desc;
+  std::string psid;             ///< mlx5 board id (sysfs board_id, devlink fixed fw.psid); else ""
+  std::string serial;           ///< devlink serial number; "" for rxe (no devlink instance)
+  std::int32_t numa_node = -1;  ///< PCI numa_node; -1 = none (rxe: no PCI function of its own)
 };
 
 /// The default host: a dual-port ConnectX-6 Dx (mlx5_0, mlx5_1) and a Broadcom bnxt_re0.
 std::vector<PortSpec> default_host();
+
+/// NICs a scenario may add with `nics:` (docs/scenarios.md): "mlx5_2", a second ConnectX-6 Dx
+/// card, and "rxe0", Soft-RoCE over a virtio_net interface.
+const std::vector<PortSpec>& extra_nics();
+const PortSpec* find_extra_nic(const std::string& device);
+
+/// The default host plus the scenario's extra NICs (unknown names are skipped: the parser
+/// refuses them).
+std::vector<PortSpec> scenario_host(const Scenario& scenario);
 
 /// The RoCE traffic class of the simulated fabric (DSCP 26 -> priority 3, PFC on 3).
 inline constexpr int kRocePriority = 3;
@@ -48,9 +60,15 @@ struct PortState {
   std::map<std::string, double> probes;
 };
 
+/// The simulated host's CPUs: two NUMA nodes of 16 CPUs each, node N holding CPUs
+/// 16N..16N+15 (sysfs devices/system/node/node<N>/cpulist).
+inline constexpr std::uint32_t kNumaNodes = 2;
+inline constexpr std::uint32_t kCpusPerNode = 16;
+
 struct HostModel {
   std::vector<PortState> ports;
-  double elapsed_s = 0;  ///< simulated time since the start
+  std::vector<SimProcess> processes;  ///< the scenario's RDMA processes
+  double elapsed_s = 0;               ///< simulated time since the start
 };
 
 HostModel make_host_model(std::vector<PortSpec> specs);
@@ -60,6 +78,10 @@ void set_conditions(HostModel& host, const std::vector<PortConditions>& conditio
 
 /// Advances every port by `dt_s` simulated seconds under its current conditions.
 void advance(HostModel& host, double dt_s);
+
+/// The firmware version the port's device runs, and the one flashed (devlink stored).
+std::string running_fw(const PortState& port);
+std::string stored_fw(const PortState& port);
 
 /// A driver reload of `device`: its counters restart from zero (docs/scenarios.md).
 void reload_driver(HostModel& host, const std::string& device);

@@ -57,7 +57,11 @@ double timeout_share(const PortConditions& c) {
 /// (200 ms minimum, RFC 6298 as Linux applies it).
 std::vector<RttPoint> rtt_points(const PortState& port, bool rdma) {
   const PortConditions& c = port.conditions;
-  const double base = rdma ? (port.spec.kind == NicKind::mlx5 ? 3e-6 : 5e-6) : 30e-6;
+  // Soft-RoCE runs the transport in the kernel's softirq path: about the TCP baseline.
+  const double rdma_base = port.spec.kind == NicKind::mlx5      ? 3e-6
+                           : port.spec.kind == NicKind::bnxt_re ? 5e-6
+                                                                : 25e-6;
+  const double base = rdma ? rdma_base : 30e-6;
   const double paused = std::min(0.95, std::max(c.rx_pause, c.tx_pause));
   const double stretched = base / (1 - paused);
   const double retransmitted = retransmitted_share(c);

@@ -7,6 +7,8 @@
 #include <functional>
 #include <map>
 
+#include "collector/parse/procfs_process_parse.h"
+#include "exporters/simulator/host_model.h"
 #include "rules/promql/lexer.h"
 
 namespace rdmatop::sim {
@@ -86,6 +88,20 @@ Setter flag(bool PortConditions::*field) {
   };
 }
 
+/// A firmware version as devlink prints it: 1..31 printable characters without spaces (the
+/// kernel's ethtool fw_version field is 32 bytes with the NUL).
+Setter version(std::string PortConditions::*field) {
+  return [field](const std::string& text, PortConditions& c) -> Result<bool> {
+    const bool printable =
+        std::all_of(text.begin(), text.end(), [](char ch) { return ch > ' ' && ch < 0x7f; });
+    if (text.empty() || text.size() > 31 || !printable) {
+      return Error{0, "a firmware version is 1..31 printable characters: '" + text + "'"};
+    }
+    c.*field = text;
+    return true;
+  };
+}
+
 // The knobs, documented one by one in docs/scenarios.md.
 const std::map<std::string, Setter, std::less<>>& setters() {
   static const std::map<std::string, Setter, std::less<>> table = {
@@ -122,6 +138,22 @@ const std::map<std::string, Setter, std::less<>>& setters() {
          c.mtu = static_cast<std::uint32_t>(*v);
          return true;
        }},
+      {"fw_running", version(&PortConditions::fw_running)},
+      {"fw_stored", version(&PortConditions::fw_stored)},
+      {"fw_errors_per_min", rate(&PortConditions::fw_errors_per_min)},
+      {"fw_fatal_errors_per_min", rate(&PortConditions::fw_fatal_errors_per_min)},
+      {"health_recovers", flag(&PortConditions::health_recovers)},
+      {"pfc_storm_prevention_ms",
+       [](const std::string& text, PortConditions& c) -> Result<bool> {
+         const auto v = parse_number(text);
+         // mlx5 set_pfc_prevention_tout: at most 8000 ms, or 65535 (PFC_STORM_PREVENTION_AUTO);
+         // 0 disables (roce-domain.md §5.1).
+         if (!v || std::floor(*v) != *v || *v < 0 || (*v > 8000 && *v != 65535)) {
+           return Error{0, "pfc_storm_prevention_ms must be 0..8000 or 65535: '" + text + "'"};
+         }
+         c.pfc_storm_prevention_ms = static_cast<std::uint16_t>(*v);
+         return true;
+       }},
   };
   return table;
 }
@@ -145,6 +177,17 @@ Result<bool> check_keys(const std::string& origin, const YAML::Node& map,
     if (!known) return error_at(origin, item.first, "unknown key '" + key + "' in " + what);
   }
   return true;
+}
+
+/// A non-negative integer no larger than `max`.
+Result<std::uint64_t> parse_count(const std::string& origin, const YAML::Node& node,
+                                  const std::string& what, double max) {
+  const auto v = parse_number(node.IsScalar() ? node.Scalar() : "");
+  if (!v || *v < 0 || *v > max || std::floor(*v) != *v) {
+    return error_at(origin, node,
+                    what + " must be an integer 0.." + std::to_string(static_cast<long long>(max)));
+  }
+  return static_cast<std::uint64_t>(*v);
 }
 
 Result<std::vector<PortOverride>> parse_ports(const std::string& origin, const YAML::Node& node) {
@@ -202,7 +245,7 @@ Result<Phase> parse_phase(const std::string& origin, const YAML::Node& node) {
 
 Result<Expectation> parse_expectation(const std::string& origin, const YAML::Node& node) {
   if (auto ok = check_keys(origin, node,
-                           {"alert", "device", "port", "priority", "target", "within_ticks"},
+                           {"alert", "device", "pid", "port", "priority", "target", "within_ticks"},
                            "expect entry");
       !ok) {
     return ok.error();
@@ -213,10 +256,11 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
   auto within = scalar(origin, node["within_ticks"], "within_ticks");
   // A probe alert is about a target, not a port: `target` replaces `device`.
   auto target = node["target"] ? scalar(origin, node["target"], "target") : Result<std::string>{""};
-  if (!alert || !within || !target || (!device && target->empty())) {
+  // A process alert is about a pid; some (the memlock ones) have no device label.
+  if (!alert || !within || !target || (!device && target->empty() && !node["pid"])) {
     return error_at(origin, node,
                     "expect entry needs alert, device and within_ticks (target instead of device "
-                    "for a probe alert)");
+                    "for a probe alert, pid for a process alert)");
   }
   e.alert = *alert;
   if (device) e.device = *device;
@@ -226,12 +270,17 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
     return error_at(origin, node["within_ticks"], "within_ticks must be a positive integer");
   }
   e.within_ticks = static_cast<int>(*ticks);
-  if (node["port"]) {
+  if (node["port"]) {  // absent: a device-level alert such as the firmware ones
     const auto port = parse_number(node["port"].Scalar());
     if (!port || *port < 1 || std::floor(*port) != *port) {
       return error_at(origin, node["port"], "port must be a positive integer");
     }
     e.port = static_cast<std::uint32_t>(*port);
+  }
+  if (node["pid"]) {
+    auto pid = parse_count(origin, node["pid"], "pid", 4194304);
+    if (!pid) return pid.error();
+    e.pid = static_cast<std::uint32_t>(*pid);
   }
   if (node["priority"]) {
     const auto prio = parse_number(node["priority"].Scalar());
@@ -241,6 +290,20 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
     e.priority = static_cast<int>(*prio);
   }
   return e;
+}
+
+Result<std::vector<std::string>> parse_names(const std::string& origin, const YAML::Node& node,
+                                             const std::string& what) {
+  std::vector<std::string> out;
+  if (!node) return out;
+  if (!node.IsSequence()) return error_at(origin, node, what + " must be a list");
+  for (const auto& item : node) {
+    auto name = scalar(origin, item, what + " entry");
+    if (!name) return name.error();
+    if (name->empty()) return error_at(origin, item, "empty " + what + " entry");
+    out.push_back(*name);
+  }
+  return out;
 }
 
 Result<std::vector<StartCounter>> parse_start(const std::string& origin, const YAML::Node& node) {
@@ -263,11 +326,112 @@ Result<std::vector<StartCounter>> parse_start(const std::string& origin, const Y
   return out;
 }
 
+Result<SimProcess> parse_process(const std::string& origin, const YAML::Node& node,
+                                 const std::vector<std::string>& host_devices) {
+  if (auto ok = check_keys(origin, node,
+                           {"pid", "comm", "devices", "qps", "cqs", "mrs", "pds", "memlock",
+                            "cap_ipc_lock", "pinned", "cpus"},
+                           "process");
+      !ok) {
+    return ok.error();
+  }
+  SimProcess p;
+  if (!node["pid"]) return error_at(origin, node, "process needs a pid");
+  // PID_MAX_LIMIT (include/linux/threads.h): 4194304 on 64-bit.
+  auto pid = parse_count(origin, node["pid"], "pid", 4194304);
+  if (!pid || *pid == 0) return error_at(origin, node["pid"], "pid must be an integer 1..4194304");
+  p.pid = static_cast<std::uint32_t>(*pid);
+  auto comm = scalar(origin, node["comm"], "comm");
+  if (!comm) return error_at(origin, node, "process needs a comm");
+  const bool printable =
+      std::all_of(comm->begin(), comm->end(), [](char ch) { return ch >= ' ' && ch < 0x7f; });
+  // TASK_COMM_LEN is 16 with the NUL.
+  if (comm->empty() || comm->size() > 15 || !printable) {
+    return error_at(origin, node["comm"], "comm is 1..15 printable characters");
+  }
+  p.comm = *comm;
+  auto devices = parse_names(origin, node["devices"], "devices");
+  if (!devices) return devices.error();
+  if (devices->empty()) return error_at(origin, node, "process needs a list of devices");
+  for (std::size_t i = 0; i < devices->size(); ++i) {
+    if (std::find(host_devices.begin(), host_devices.end(), (*devices)[i]) == host_devices.end()) {
+      return error_at(origin, node["devices"][i],
+                      "no simulated RDMA device '" + (*devices)[i] + "'");
+    }
+  }
+  p.devices = std::move(*devices);
+  // Objects per device: bounded so that the rendered dumps stay small.
+  for (auto [key, field] :
+       {std::pair{"qps", &SimProcess::qps}, std::pair{"cqs", &SimProcess::cqs},
+        std::pair{"mrs", &SimProcess::mrs}, std::pair{"pds", &SimProcess::pds}}) {
+    if (!node[key]) continue;
+    auto n = parse_count(origin, node[key], key, 1024);
+    if (!n) return n.error();
+    p.*field = static_cast<std::uint32_t>(*n);
+  }
+  if (node["memlock"]) {
+    if (node["memlock"].IsScalar() && node["memlock"].Scalar() == "unlimited") {
+      p.memlock_bytes.reset();
+    } else {
+      auto bytes = parse_count(origin, node["memlock"], "memlock (bytes or unlimited)", 1e15);
+      if (!bytes) return bytes.error();
+      p.memlock_bytes = *bytes;
+    }
+  }
+  if (node["cap_ipc_lock"]) {
+    const auto cap =
+        parse_bool(node["cap_ipc_lock"].IsScalar() ? node["cap_ipc_lock"].Scalar() : "");
+    if (!cap) return error_at(origin, node["cap_ipc_lock"], cap.error().message);
+    p.cap_ipc_lock = *cap;
+  }
+  if (node["pinned"]) {
+    auto bytes = parse_count(origin, node["pinned"], "pinned (bytes)", 1e15);
+    if (!bytes) return bytes.error();
+    // pinned_vm counts pages (4 KiB on x86-64).
+    if (*bytes % 4096 != 0)
+      return error_at(origin, node["pinned"], "pinned must be whole 4 KiB pages");
+    p.pinned_bytes = *bytes;
+  }
+  if (node["cpus"]) {
+    auto cpus = scalar(origin, node["cpus"], "cpus");
+    if (!cpus) return cpus.error();
+    const auto list = parse_cpu_list(*cpus);
+    if (!list || list->empty() || list->back() >= kNumaNodes * kCpusPerNode) {
+      return error_at(origin, node["cpus"],
+                      "cpus must be a CPU list (\"0-7,16\") of the host's CPUs 0-" +
+                          std::to_string(kNumaNodes * kCpusPerNode - 1));
+    }
+    p.cpus = *cpus;
+  }
+  return p;
+}
+
+Result<std::vector<SimProcess>> parse_processes(const std::string& origin, const YAML::Node& node,
+                                                const std::vector<std::string>& nics) {
+  std::vector<SimProcess> out;
+  if (!node) return out;
+  if (!node.IsSequence()) return error_at(origin, node, "processes must be a list");
+  Scenario host_of;
+  host_of.nics = nics;
+  std::vector<std::string> devices;
+  for (const PortSpec& spec : scenario_host(host_of)) devices.push_back(spec.device);
+  for (const auto& item : node) {
+    auto p = parse_process(origin, item, devices);
+    if (!p) return p.error();
+    for (const SimProcess& other : out) {
+      if (other.pid == p->pid) return error_at(origin, item["pid"], "pid used twice");
+    }
+    out.push_back(std::move(*p));
+  }
+  return out;
+}
+
 Result<Scenario> parse_root(const std::string& origin, const YAML::Node& root) {
-  if (auto ok = check_keys(origin, root,
-                           {"name", "description", "interval", "baseline", "start", "phases",
-                            "expect", "expect_quiet"},
-                           "scenario");
+  if (auto ok =
+          check_keys(origin, root,
+                     {"name", "description", "interval", "nics", "baseline", "start", "processes",
+                      "phases", "expect", "expect_quiet", "expect_not", "expect_quiet_pids"},
+                     "scenario");
       !ok) {
     return ok.error();
   }
@@ -285,6 +449,19 @@ Result<Scenario> parse_root(const std::string& origin, const YAML::Node& root) {
     }
     s.interval_s = *interval;
   }
+  auto nics = parse_names(origin, root["nics"], "nics");
+  if (!nics) return nics.error();
+  for (std::size_t i = 0; i < nics->size(); ++i) {
+    if (find_extra_nic((*nics)[i]) == nullptr) {
+      return error_at(
+          origin, root["nics"][i],
+          "unknown NIC '" + (*nics)[i] + "' (docs/scenarios.md lists the optional NICs)");
+    }
+  }
+  s.nics = std::move(*nics);
+  auto processes = parse_processes(origin, root["processes"], s.nics);
+  if (!processes) return processes.error();
+  s.processes = std::move(*processes);
   auto baseline = parse_ports(origin, root["baseline"]);
   if (!baseline) return baseline.error();
   s.baseline = std::move(*baseline);
@@ -312,6 +489,21 @@ Result<Scenario> parse_root(const std::string& origin, const YAML::Node& root) {
     const auto quiet = parse_bool(root["expect_quiet"].Scalar());
     if (!quiet) return error_at(origin, root["expect_quiet"], quiet.error().message);
     s.expect_quiet = *quiet;
+  }
+  auto expect_not = parse_names(origin, root["expect_not"], "expect_not");
+  if (!expect_not) return expect_not.error();
+  s.expect_not = std::move(*expect_not);
+  if (const YAML::Node quiet = root["expect_quiet_pids"]) {
+    if (!quiet.IsSequence()) return error_at(origin, quiet, "expect_quiet_pids must be a list");
+    for (const auto& item : quiet) {
+      auto pid = parse_count(origin, item, "expect_quiet_pids entry", 4194304);
+      if (!pid) return pid.error();
+      const bool known = std::any_of(s.processes.begin(), s.processes.end(),
+                                     [&](const SimProcess& p) { return p.pid == *pid; });
+      if (!known)
+        return error_at(origin, item, "expect_quiet_pids names no process of the scenario");
+      s.expect_quiet_pids.push_back(static_cast<std::uint32_t>(*pid));
+    }
   }
   return s;
 }
@@ -367,6 +559,16 @@ Scenario chain_scenarios(const std::vector<Scenario>& parts) {
     }
     out.name += part.name;
     out.description += part.description;
+    for (const SimProcess& p : part.processes) {
+      const bool known = std::any_of(out.processes.begin(), out.processes.end(),
+                                     [&](const SimProcess& q) { return q.pid == p.pid; });
+      if (!known) out.processes.push_back(p);
+    }
+    for (const std::string& nic : part.nics) {
+      if (std::find(out.nics.begin(), out.nics.end(), nic) == out.nics.end()) {
+        out.nics.push_back(nic);
+      }
+    }
     for (Phase phase : part.phases) {
       // A part's baseline belongs to its own phases only.
       phase.ports.insert(phase.ports.begin(), part.baseline.begin(), part.baseline.end());
@@ -381,19 +583,21 @@ const std::vector<std::string>& model_counter_names() {
   // The simulator's own per-port accumulators (exporters/simulator/host_model.h), rendered
   // into each driver's names by tree_render.cpp.
   static const std::vector<std::string> names = {
-      "rdma_tx_bytes",   "rdma_rx_bytes",        "rdma_tx_packets",
-      "rdma_rx_packets", "eth_tx_bytes",         "eth_rx_bytes",
-      "eth_tx_packets",  "eth_rx_packets",       "tx_pause_frames",
-      "tx_pause_us",     "tx_pause_transitions", "rx_pause_frames",
-      "rx_pause_us",     "rx_pause_transitions", "storm_warnings",
-      "storm_errors",    "ecn_marked",           "cnp_sent",
-      "cnp_handled",     "cnp_ignored",          "ack_timeouts",
-      "seq_err_naks",    "out_of_sequence",      "duplicate_requests",
-      "implied_naks",    "retry_exceeded",       "rnr_retry_exceeded",
-      "out_of_buffer",   "rx_write_requests",    "rx_read_requests",
-      "lossless_drops",  "link_down_events",     "carrier_changes",
-      "rx_bits",         "fec_corrected_bits",   "symbol_errors",
-      "crc_errors",      "oversize_frames",
+      "rdma_tx_bytes",     "rdma_rx_bytes",        "rdma_tx_packets",
+      "rdma_rx_packets",   "eth_tx_bytes",         "eth_rx_bytes",
+      "eth_tx_packets",    "eth_rx_packets",       "tx_pause_frames",
+      "tx_pause_us",       "tx_pause_transitions", "rx_pause_frames",
+      "rx_pause_us",       "rx_pause_transitions", "storm_warnings",
+      "storm_errors",      "ecn_marked",           "cnp_sent",
+      "cnp_handled",       "cnp_ignored",          "ack_timeouts",
+      "seq_err_naks",      "out_of_sequence",      "duplicate_requests",
+      "implied_naks",      "retry_exceeded",       "rnr_retry_exceeded",
+      "out_of_buffer",     "rx_write_requests",    "rx_read_requests",
+      "lossless_drops",    "link_down_events",     "carrier_changes",
+      "rx_bits",           "fec_corrected_bits",   "symbol_errors",
+      "crc_errors",        "oversize_frames",      "retransmits",
+      "fw_errors",         "fw_recovers",          "fw_fatal_errors",
+      "fw_fatal_recovers",
   };
   return names;
 }

@@ -40,6 +40,14 @@ struct PortConditions {
   bool routable_gid = true;          ///< false: the netdev has no IP, only link-local GIDs
   bool pfc = true;                   ///< PFC enabled on the RoCE priority
   std::uint32_t mtu = 4200;
+  // Firmware and devlink health of the port's device (each simulated device has one port).
+  std::string fw_running;              ///< running fw.version; "" = the NIC's own (host_model.cpp)
+  std::string fw_stored;               ///< stored (flashed) fw.version; "" = the running one
+  double fw_errors_per_min = 0;        ///< devlink `fw` reporter errors (firmware syndromes)
+  double fw_fatal_errors_per_min = 0;  ///< devlink `fw_fatal` reporter errors (device resets)
+  bool health_recovers = true;         ///< false: a reporter that saw an error stays in error
+  /// mlx5 pfc-prevention-tout tunable in ms: 0 disabled, 65535 auto (100 ms), else 80..8000.
+  std::uint16_t pfc_storm_prevention_ms = 65535;
 
   bool operator==(const PortConditions&) const = default;
 };
@@ -61,10 +69,25 @@ struct Phase {
 struct Expectation {
   std::string alert;
   std::string device;
-  std::uint32_t port = 1;
+  std::optional<std::uint32_t> port;  ///< absent: a device-level alert (no port label checked)
   std::optional<int> priority;
   int within_ticks = 0;  ///< at the scenario's interval, counted from the first tick
   std::string target;    ///< probe alerts: the probe stream's target (device/port then unused)
+  std::optional<std::uint32_t> pid;  ///< process alerts: the finding's `pid` label
+};
+
+/// A process holding RDMA objects on the simulated host (host readiness, `processes:`). The
+/// simulator shows it where a real host does: as the owner of objects in the RDMA netlink
+/// resource dumps (nldev_render.h) and as /proc/<pid>/{comm,limits,status} (process_render.h).
+struct SimProcess {
+  std::uint32_t pid = 0;
+  std::string comm;                  ///< 1..15 characters (TASK_COMM_LEN 16 with the NUL)
+  std::vector<std::string> devices;  ///< RDMA devices it holds objects on
+  std::uint32_t qps = 1, cqs = 1, mrs = 1, pds = 1;  ///< objects on each of its devices
+  std::optional<std::uint64_t> memlock_bytes;  ///< soft = hard RLIMIT_MEMLOCK; none: unlimited
+  bool cap_ipc_lock = false;
+  std::uint64_t pinned_bytes = 0;  ///< VmPin (its MRs' pinned pages); a multiple of 4 KiB
+  std::string cpus;                ///< Cpus_allowed_list, e.g. "0-15"; "" = every CPU
 };
 
 /// A counter's starting value on some ports (model counter names, docs/scenarios.md).
@@ -82,7 +105,13 @@ struct Scenario {
   std::vector<StartCounter> start;
   std::vector<Phase> phases;
   std::vector<Expectation> expect;
-  bool expect_quiet = false;  ///< no warning or critical finding may appear
+  bool expect_quiet = false;            ///< no warning or critical finding may appear
+  std::vector<std::string> expect_not;  ///< alerts that must never fire during the scenario
+  /// Optional NICs added to the default host for this scenario (host_model.h extra_nics()).
+  std::vector<std::string> nics;
+  std::vector<SimProcess> processes;  ///< RDMA processes on the host, for the whole timeline
+  /// PIDs no warning or critical finding may name (a well-configured process).
+  std::vector<std::uint32_t> expect_quiet_pids;
 
   double duration_s() const;
 };
@@ -97,7 +126,8 @@ Result<bool> apply_settings(const PortOverride& override_, PortConditions& condi
 bool selector_matches(const std::string& selector, const std::string& device, std::uint32_t port);
 
 /// Plays `parts` one after the other as one timeline ("healthy,pfc-storm"). The chain takes
-/// the first part's interval; expectations are dropped (their tick counts would not hold).
+/// the first part's interval, the union of the parts' `nics` and their processes (by pid);
+/// expectations are dropped (their tick counts would not hold).
 Scenario chain_scenarios(const std::vector<Scenario>& parts);
 
 /// Names of the model counters a scenario may start at a given value (`start:`).

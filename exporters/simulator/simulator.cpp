@@ -5,6 +5,8 @@
 
 #include "exporters/simulator/builtin_scenarios.h"
 #include "exporters/simulator/probe_model.h"
+#include "exporters/simulator/process_render.h"
+#include "exporters/simulator/sim_sources.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop::sim {
@@ -35,7 +37,7 @@ Simulator::Simulator(Scenario scenario, SimulatorOptions options,
     : scenario_(std::move(scenario)),
       options_(options),
       writer_(std::move(writer)),
-      host_(make_host_model(default_host())),
+      host_(make_host_model(scenario_host(scenario_))),
       interval_s_(options.interval_s.value_or(scenario_.interval_s)),
       steady_start_(std::chrono::steady_clock::now()),
       wall_start_(std::chrono::system_clock::now()) {}
@@ -47,7 +49,11 @@ Result<std::unique_ptr<Simulator>> Simulator::create(Scenario scenario, Simulato
     return Error{0, "the tick interval must be positive"};
   }
   // Every override is checked before anything runs, so a bad selector fails here, not later.
-  const std::vector<PortState> ports = make_host_model(default_host()).ports;
+  const std::vector<PortState> ports = make_host_model(scenario_host(scenario)).ports;
+  for (const std::string& nic : scenario.nics) {
+    if (find_extra_nic(nic) == nullptr)
+      return Error{0, scenario.name + ": unknown NIC '" + nic + "'"};
+  }
   auto check = [&](const std::vector<PortOverride>& list) -> Result<bool> {
     for (const PortOverride& o : list) {
       bool matched = false;
@@ -71,6 +77,7 @@ Result<std::unique_ptr<Simulator>> Simulator::create(Scenario scenario, Simulato
     writer = std::move(made.value());
   }
   std::unique_ptr<Simulator> sim(new Simulator(std::move(scenario), options, std::move(writer)));
+  sim->host_.processes = sim->scenario_.processes;
   // Days of healthy traffic first, so counters carry realistic totals, then the scenario's
   // chosen starting values (e.g. a 32-bit counter just below its wrap).
   advance(sim->host_, options.uptime_s);
@@ -134,7 +141,9 @@ Result<bool> Simulator::tick() {
 }
 
 Result<bool> Simulator::write_tree() {
-  return writer_->apply(render_host(host_));
+  TreeImage image = render_host(host_);
+  render_processes(host_, image);
+  return writer_->apply(image);
 }
 
 std::chrono::steady_clock::time_point Simulator::steady_now() const {
@@ -147,10 +156,27 @@ std::chrono::system_clock::time_point Simulator::wall_now() const {
 
 SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
   std::shared_ptr<const FileSource> sysfs = make_directory_file_source(sim.sysfs_root());
-  std::shared_ptr<EthtoolSource> ethtool = make_dump_ethtool_source(sim.ethtool_dir());
-  return [&sim, sysfs, ethtool, filter](std::uint64_t seq) -> std::optional<Snapshot> {
+  std::shared_ptr<EthtoolSource> ethtool =
+      make_simulated_ethtool_source(make_dump_ethtool_source(sim.ethtool_dir()), sim.host());
+  // devlink is netlink, not files: the simulated kernel's reply bytes go through the real
+  // parser and collect_devlink (sim_sources.h).
+  std::shared_ptr<DevlinkSource> devlink = make_simulated_devlink_source(sim.host());
+  // The processes holding RDMA objects come from RDMA netlink resource dumps (rendered like the
+  // kernel's, nldev_render.h) and procfs files in the tree, read by the real process collector.
+  // Only a scenario with `processes:` has them: the others keep the host they always had.
+  std::shared_ptr<const FileSource> procfs;
+  std::shared_ptr<RdmaNetlinkSource> netlink;
+  if (!sim.host().processes.empty()) {
+    procfs = make_directory_file_source(sim.root() + "/proc");
+    netlink = make_simulated_rdma_netlink_source(sim.host());
+  }
+  return [&sim, sysfs, ethtool, devlink, procfs, netlink,
+          filter](std::uint64_t seq) -> std::optional<Snapshot> {
     if (sim.finished() || !sim.tick()) return std::nullopt;
-    const CollectContext ctx{*sysfs, *ethtool, filter};
+    CollectContext ctx{*sysfs, *ethtool, filter};
+    ctx.devlink = devlink.get();
+    ctx.procfs = procfs.get();
+    ctx.netlink = netlink.get();
     Snapshot snap = collect_snapshot(ctx, seq);
     snap.taken = sim.steady_now();
     snap.wall = sim.wall_now();

@@ -13,7 +13,6 @@ using Pairs = std::vector<std::pair<std::string, std::uint64_t>>;
 
 constexpr int k32 = 32;
 constexpr const char* kKernel = "6.10.14";
-constexpr const char* kMlx5Psid = "MT_0000000012";
 constexpr const char* kZeroGid = "0000:0000:0000:0000:0000:0000:0000:0000";
 constexpr int kGidFiles = 8;  // a real mlx5 table has 255 entries; 8 files are enough here
 
@@ -145,36 +144,46 @@ class Counters {
 // Shared sysfs objects
 // ------------------------------------------------------------------------------------------
 void pci_function(Builder& b, const std::string& fn, const char* driver, const char* vendor,
-                  const char* device) {
+                  const char* device, std::int32_t numa_node) {
   b.line(fn + "/vendor", vendor);
   b.line(fn + "/device", device);
+  // drivers/pci/pci-sysfs.c numa_node_show: "%d\n", -1 without NUMA affinity.
+  b.line(fn + "/numa_node", std::to_string(numa_node));
   b.link(fn + "/driver", std::string("bus/pci/drivers/") + driver);
   b.line(std::string("bus/pci/drivers/") + driver + "/uevent", std::string("DRIVER=") + driver);
 }
 
 void port_attrs(Builder& b, const std::string& p, const PortState& port) {
   const bool up = port.conditions.link_up;
+  const bool rxe = port.spec.kind == NicKind::rxe;
   // mlx5_query_port_roce / bnxt_re: ACTIVE + LinkUp with carrier, else DOWN + Disabled; with no
-  // operational PTYS mode mlx5 keeps its 4X QDR default rate (roce-domain.md §1.2, §1.3).
+  // operational PTYS mode mlx5 keeps its 4X QDR default rate (roce-domain.md §1.2, §1.3). rxe
+  // derives its rate from the netdev's speed (ib_get_eth_speed: 10 GbE is 1X FDR10).
   b.line(p + "/state", up ? "4: ACTIVE" : "1: DOWN");
   b.line(p + "/phys_state", up ? "5: LinkUp" : "3: Disabled");
-  b.line(p + "/rate", up ? "100 Gb/sec (4X EDR)" : "40 Gb/sec (4X QDR)");
+  if (rxe) {
+    b.line(p + "/rate", "10 Gb/sec (1X FDR10)");
+  } else {
+    b.line(p + "/rate", up ? "100 Gb/sec (4X EDR)" : "40 Gb/sec (4X QDR)");
+  }
   b.line(p + "/link_layer", "Ethernet");
   b.line(p + "/lid", "0x0");
   b.line(p + "/sm_lid", "0x0");
   b.line(p + "/lid_mask_count", "0");
   b.line(p + "/sm_sl", "0");
-  b.line(p + "/cap_mask", "0x04010000");
+  b.line(p + "/cap_mask", rxe ? "0x00010000" : "0x04010000");
   b.line(p + "/pkeys/0", "0xffff");
-  // Every address gets a v1 and a v2 entry, link-local first (roce-domain.md §1.2).
-  // Unpopulated gid_attrs entries fail with EINVAL on a real kernel; here they are absent.
+  // Every address gets a v1 and a v2 entry, link-local first (roce-domain.md §1.2); rxe
+  // supports RoCE v2 only. Unpopulated gid_attrs entries fail with EINVAL on a real kernel;
+  // here they are absent.
   const std::string ll = link_local_gid(port.spec.mac);
-  std::vector<std::pair<std::string, const char*>> gids = {{ll, "IB/RoCE v1"}, {ll, "RoCE v2"}};
-  if (port.conditions.routable_gid) {
-    const std::string v4 = ipv4_mapped_gid(port.spec.ipv4);
-    gids.emplace_back(v4, "IB/RoCE v1");
-    gids.emplace_back(v4, "RoCE v2");
-  }
+  std::vector<std::pair<std::string, const char*>> gids;
+  auto add_gid = [&](const std::string& gid) {
+    if (!rxe) gids.emplace_back(gid, "IB/RoCE v1");
+    gids.emplace_back(gid, "RoCE v2");
+  };
+  add_gid(ll);
+  if (port.conditions.routable_gid) add_gid(ipv4_mapped_gid(port.spec.ipv4));
   for (int i = 0; i < kGidFiles; ++i) {
     const std::string idx = std::to_string(i);
     const bool populated = static_cast<std::size_t>(i) < gids.size();
@@ -188,6 +197,10 @@ void port_attrs(Builder& b, const std::string& p, const PortState& port) {
 
 void netdev(Builder& b, const std::string& fn, const PortState& port) {
   const Counters c(port);
+  // Soft-RoCE sends its packets through the netdev, so they count there too (a RoCE NIC's
+  // offloaded traffic does not).
+  const bool rxe = port.spec.kind == NicKind::rxe;
+  auto with_rdma = [&](const char* eth, const char* rdma) { return c(eth) + (rxe ? c(rdma) : 0); };
   const bool up = port.conditions.link_up;
   const std::string base = fn + "/net/" + port.spec.netdev;
   b.line(base + "/address", port.spec.mac);
@@ -204,7 +217,7 @@ void netdev(Builder& b, const std::string& fn, const PortState& port) {
   const std::pair<const char*, std::uint64_t> stats[] = {
       {"collisions", 0},
       {"multicast", 0},
-      {"rx_bytes", c("eth_rx_bytes")},
+      {"rx_bytes", with_rdma("eth_rx_bytes", "rdma_rx_bytes")},
       {"rx_compressed", 0},
       {"rx_crc_errors", c("crc_errors")},
       {"rx_dropped", 0},
@@ -215,16 +228,16 @@ void netdev(Builder& b, const std::string& fn, const PortState& port) {
       {"rx_missed_errors", 0},
       {"rx_nohandler", 0},
       {"rx_over_errors", 0},
-      {"rx_packets", c("eth_rx_packets")},
+      {"rx_packets", with_rdma("eth_rx_packets", "rdma_rx_packets")},
       {"tx_aborted_errors", 0},
-      {"tx_bytes", c("eth_tx_bytes")},
+      {"tx_bytes", with_rdma("eth_tx_bytes", "rdma_tx_bytes")},
       {"tx_carrier_errors", 0},
       {"tx_compressed", 0},
       {"tx_dropped", 0},
       {"tx_errors", 0},
       {"tx_fifo_errors", 0},
       {"tx_heartbeat_errors", 0},
-      {"tx_packets", c("eth_tx_packets")},
+      {"tx_packets", with_rdma("eth_tx_packets", "rdma_tx_packets")},
       {"tx_window_errors", 0},
   };
   for (const auto& [name, v] : stats) b.value(base + "/statistics/" + name, v);
@@ -397,16 +410,16 @@ void mlx5_port(Builder& b, const PortState& port) {
   const PortSpec& spec = port.spec;
   const Counters c(port);
   const std::string fn = "devices/" + spec.pci_path + "/" + spec.pci;
-  pci_function(b, fn, "mlx5_core", "0x15b3", "0x101d");
+  pci_function(b, fn, "mlx5_core", "0x15b3", "0x101d", spec.numa_node);
   const std::string dev = fn + "/infiniband/" + spec.device;
   b.line(dev + "/node_type", "1: CA");
   b.line(dev + "/node_guid", mellanox_guid(spec.mac));
   b.line(dev + "/sys_image_guid", mellanox_guid(spec.mac.substr(0, 15) + "c4"));
-  b.line(dev + "/fw_ver", spec.fw);
+  b.line(dev + "/fw_ver", running_fw(port));
   b.line(dev + "/node_desc", spec.node_desc);
   b.line(dev + "/hca_type", "MT4125");
   b.line(dev + "/hw_rev", "0");
-  b.line(dev + "/board_id", kMlx5Psid);
+  b.line(dev + "/board_id", spec.psid);
   b.line(dev + "/fw_pages", "48326");
   b.line(dev + "/reg_pages", "0");
   b.link(dev + "/device", fn);
@@ -450,7 +463,7 @@ void mlx5_port(Builder& b, const PortState& port) {
   netdev(b, fn, port);
   b.ethtool(spec.netdev + ".txt", ethtool_stats_text(mlx5_ethtool(port)));
   b.ethtool(spec.netdev + ".info",
-            info_text("mlx5_core", spec.fw + " (" + kMlx5Psid + ")", spec.pci));
+            info_text("mlx5_core", running_fw(port) + " (" + spec.psid + ")", spec.pci));
   b.ethtool(spec.netdev + ".pause", pause_text(port, c("tx_pause_frames"), c("rx_pause_frames")));
 }
 
@@ -578,13 +591,13 @@ void bnxt_port(Builder& b, const PortState& port) {
   const PortSpec& spec = port.spec;
   const Counters c(port);
   const std::string fn = "devices/" + spec.pci_path + "/" + spec.pci;
-  pci_function(b, fn, "bnxt_en", "0x14e4", "0x1750");
+  pci_function(b, fn, "bnxt_en", "0x14e4", "0x1750", spec.numa_node);
   const std::string dev = fn + "/infiniband/" + spec.device;
   const std::string guid = eui64_guid(spec.mac);
   b.line(dev + "/node_type", "1: CA");
   b.line(dev + "/node_guid", guid);
   b.line(dev + "/sys_image_guid", guid);
-  b.line(dev + "/fw_ver", spec.fw);
+  b.line(dev + "/fw_ver", running_fw(port));
   b.line(dev + "/node_desc", spec.node_desc);
   b.line(dev + "/hca_type", spec.node_desc);  // bnxt_re hca_type_show prints node_desc
   b.line(dev + "/hw_rev", "0x14e4");          // bnxt_re hw_rev_show prints the PCI vendor id
@@ -596,8 +609,75 @@ void bnxt_port(Builder& b, const PortState& port) {
   b.line(p + "/hw_counters/lifespan", "10");
   netdev(b, fn, port);
   b.ethtool(spec.netdev + ".txt", ethtool_stats_text(bnxt_ethtool(port)));
-  b.ethtool(spec.netdev + ".info", info_text("bnxt_en", spec.fw, spec.pci));
+  b.ethtool(spec.netdev + ".info", info_text("bnxt_en", running_fw(port), spec.pci));
   b.ethtool(spec.netdev + ".pause", pause_text(port, 0, 0));
+}
+
+// ------------------------------------------------------------------------------------------
+// rxe (Soft-RoCE) over virtio_net: drivers/infiniband/sw/rxe (rxe_hw_counters.c, atomic64;
+// roce-domain.md §1.2, §2.4), as in the fixture generator's rxe host. No PFC, no DCQCN, no PMA.
+// ------------------------------------------------------------------------------------------
+Pairs rxe_counters(const Counters& c) {
+  return {
+      {"sent_pkts", c("rdma_tx_packets")},
+      {"rcvd_pkts", c("rdma_rx_packets")},
+      {"duplicate_request", c("duplicate_requests")},
+      {"out_of_seq_request", c("out_of_sequence")},
+      {"rcvd_rnr_err", 0},
+      {"send_rnr_err", 0},
+      {"rcvd_seq_err", c("seq_err_naks")},
+      {"ack_deferred", 0},
+      {"retry_exceeded_err", c("retry_exceeded")},
+      {"retry_rnr_exceeded_err", c("rnr_retry_exceeded")},
+      {"completer_retry_err", c("retransmits")},
+      {"send_err", 0},
+      {"link_downed", c("link_down_events")},
+      {"rdma_sends", c("rdma_tx_packets")},
+      {"rdma_recvs", c("rdma_rx_packets")},
+  };
+}
+
+void rxe_port(Builder& b, const PortState& port) {
+  const PortSpec& spec = port.spec;
+  const Counters c(port);
+  const std::string fn = "devices/" + spec.pci_path + "/" + spec.pci;
+  b.line(fn + "/vendor", "0x1af4");
+  b.line(fn + "/device", "0x1000");
+  b.line(fn + "/numa_node", std::to_string(spec.numa_node));
+  b.link(fn + "/driver", "bus/pci/drivers/virtio-pci");
+  const std::string virtio = fn + "/virtio1";
+  b.line(virtio + "/uevent", "DRIVER=virtio_net");
+  b.link(virtio + "/driver", "bus/virtio/drivers/virtio_net");
+  b.line("bus/virtio/drivers/virtio_net/uevent", "DRIVER=virtio_net");
+  // A software device: under devices/virtual, no `device` link; rxe has no get_dev_fw_str, so
+  // fw_ver holds only "\n".
+  const std::string dev = "devices/virtual/infiniband/" + spec.device;
+  const std::string guid = eui64_guid(spec.mac);
+  b.line(dev + "/node_type", "1: CA");
+  b.line(dev + "/node_guid", guid);
+  b.line(dev + "/sys_image_guid", guid);
+  b.line(dev + "/fw_ver", "");
+  b.line(dev + "/node_desc", spec.node_desc);
+  b.link("class/infiniband/" + spec.device, dev);
+  const std::string p = dev + "/ports/" + std::to_string(spec.port);
+  port_attrs(b, p, port);
+  for (const auto& [name, v] : rxe_counters(c)) b.value(p + "/hw_counters/" + name, v);
+  b.line(p + "/hw_counters/lifespan", "10");
+  netdev(b, virtio, port);
+  const std::uint64_t rx = c("eth_rx_packets") + c("rdma_rx_packets");
+  const std::uint64_t tx = c("eth_tx_packets") + c("rdma_tx_packets");
+  const std::uint64_t rx_bytes = c("eth_rx_bytes") + c("rdma_rx_bytes");
+  const std::uint64_t tx_bytes = c("eth_tx_bytes") + c("rdma_tx_bytes");
+  b.ethtool(spec.netdev + ".txt", ethtool_stats_text({{"rx_queue_0_packets", rx},
+                                                      {"rx_queue_0_bytes", rx_bytes},
+                                                      {"rx_queue_0_drops", 0},
+                                                      {"rx_queue_0_kicks", rx / 30000},
+                                                      {"tx_queue_0_packets", tx},
+                                                      {"tx_queue_0_bytes", tx_bytes},
+                                                      {"tx_queue_0_kicks", tx / 2},
+                                                      {"tx_queue_0_tx_timeouts", 0}}));
+  // No .pause: virtio_net has no get_pauseparam (`ethtool -a` fails with EOPNOTSUPP).
+  b.ethtool(spec.netdev + ".info", info_text("virtio_net", "", spec.pci));
 }
 
 }  // namespace
@@ -622,6 +702,9 @@ TreeImage render_host(const HostModel& host) {
         break;
       case NicKind::bnxt_re:
         bnxt_port(b, port);
+        break;
+      case NicKind::rxe:
+        rxe_port(b, port);
         break;
     }
   }

@@ -8,16 +8,7 @@ need promtool
 bin=$1
 alert=RdmaPfcStormWatchdogTriggered
 
-log=$(mktemp "$work/demo.XXXXXX")
-"$bin" exporter --demo pfc-storm --interval 0.1 --listen 127.0.0.1:0 2>"$log" &
-pids+=($!)
-for _ in $(seq 1 100); do
-  exporter_port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$log")
-  [ -n "$exporter_port" ] && break
-  kill -0 "${pids[-1]}" 2>/dev/null || { cat "$log" >&2; fail "exporter exited"; }
-  sleep 0.1
-done
-[ -n "$exporter_port" ] || fail "exporter did not report its port"
+start_demo_exporter "$bin" pfc-storm --interval 0.1
 
 # The scenario expects the alert within 20 simulated ticks; allow far more real time.
 for _ in $(seq 1 300); do

@@ -24,14 +24,13 @@ need() {
   command -v "$1" >/dev/null || { echo "SKIP: $1 is not installed (scripts/install-deps.sh)"; exit $SKIP; }
 }
 
-# start_exporter RDMATOP HOST_DIR [extra flags...]: starts the exporter on a free loopback
-# port and sets $exporter_port; the exporter prints the port it bound.
-start_exporter() {
-  local bin=$1 host=$2 log
-  shift 2
+# start_rdmatop_exporter RDMATOP [flags...]: starts `rdmatop exporter FLAGS` on a free
+# loopback port and sets $exporter_port; the exporter prints the port it bound.
+start_rdmatop_exporter() {
+  local bin=$1 log
+  shift
   log=$(mktemp "$work/exporter.XXXXXX")
-  "$bin" exporter --sysfs-root "$host/sys" --ethtool-dir "$host/ethtool" \
-    --listen 127.0.0.1:0 "$@" 2>"$log" &
+  "$bin" exporter --listen 127.0.0.1:0 "$@" 2>"$log" &
   pids+=($!)
   for _ in $(seq 1 100); do
     exporter_port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$log")
@@ -41,6 +40,64 @@ start_exporter() {
   done
   cat "$log" >&2
   fail "exporter did not report its port"
+}
+
+# start_exporter RDMATOP HOST_DIR [flags...]: the exporter reading a fixture host
+# (HOST_DIR/sys, HOST_DIR/ethtool).
+start_exporter() {
+  local bin=$1 host=$2
+  shift 2
+  start_rdmatop_exporter "$bin" --sysfs-root "$host/sys" --ethtool-dir "$host/ethtool" "$@"
+}
+
+# start_demo_exporter RDMATOP SCENARIO [flags...]: the exporter serving the fabric simulator
+# playing SCENARIO (`rdmatop demo --list`).
+start_demo_exporter() {
+  local bin=$1 scenario=$2
+  shift 2
+  start_rdmatop_exporter "$bin" --demo "$scenario" "$@"
+}
+
+# start_prometheus [RULES_FILE]: a real Prometheus on a free loopback port, scraping the
+# exporter at $exporter_port and evaluating RULES_FILE (if given) every second; sets $prom_port
+# and $prom_pid. Its log is $work/prometheus.log.
+start_prometheus() {
+  local rules=${1:-}
+  prom_port=$(free_port) || fail "no free port"
+  {
+    printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
+    if [ -n "$rules" ]; then printf 'rule_files: ["%s"]\n' "$rules"; fi
+    printf 'scrape_configs:\n  - job_name: rdmatop\n'
+    printf '    static_configs: [{targets: ["127.0.0.1:%s"]}]\n' "$exporter_port"
+  } >"$work/prometheus.yml"
+  prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+    --web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
+  pids+=($!)
+  prom_pid=${pids[-1]}
+}
+
+# query PROMQL: prints the JSON answer of the Prometheus started by start_prometheus (nothing
+# while it is not up yet).
+query() {
+  curl -sS --max-time 5 -G "http://127.0.0.1:$prom_port/api/v1/query" \
+    --data-urlencode "query=$1" 2>/dev/null || true
+}
+
+# wait_for WHAT CMD...: polls CMD once a second until it succeeds (bounded; no timing is
+# asserted); fails early if the Prometheus of start_prometheus died.
+wait_for() {
+  local what=$1
+  shift
+  for _ in $(seq 1 120); do
+    "$@" && return 0
+    if [ -n "${prom_pid:-}" ] && ! kill -0 "$prom_pid" 2>/dev/null; then
+      tail -20 "$work/prometheus.log" >&2
+      fail "prometheus died"
+    fi
+    sleep 1
+  done
+  [ -n "${prom_pid:-}" ] && tail -20 "$work/prometheus.log" >&2
+  fail "timed out waiting for $what"
 }
 
 # promtool's lint wants "bytes" wherever a name says "bits". Bit-error counters

@@ -18,37 +18,8 @@ start_exporter "$bin" "$host" --interval 0.5
 
 "$bin" rules export --format prometheus -o "$work/rules.yaml"
 
-prom_port=$(free_port) || fail "no free port"
-cat >"$work/prometheus.yml" <<YAML
-global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: ["$work/rules.yaml"]
-scrape_configs:
-  - job_name: rdmatop
-    static_configs: [{targets: ["127.0.0.1:$exporter_port"]}]
-YAML
-prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
-  --web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &
-pids+=($!)
-prom_pid=${pids[-1]}
+start_prometheus "$work/rules.yaml"
 
-# query PROMQL: prints Prometheus' JSON answer.
-query() { curl -sS --max-time 5 -G "http://127.0.0.1:$prom_port/api/v1/query" \
-  --data-urlencode "query=$1" 2>/dev/null || true; }
-
-# wait_for WHAT CMD...: polls until CMD succeeds (bounded; no timing is asserted).
-wait_for() {
-  local what=$1
-  shift
-  for _ in $(seq 1 120); do
-    "$@" && return 0
-    kill -0 "$prom_pid" 2>/dev/null || { tail -20 "$work/prometheus.log" >&2; fail "prometheus died"; }
-    sleep 1
-  done
-  tail -20 "$work/prometheus.log" >&2
-  fail "timed out waiting for $what"
-}
 has_result() { query "$1" | grep -q "\"result\":\[{"; }
 
 wait_for "the first scrape" has_result 'up{job="rdmatop"} == 1'

@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdio>
@@ -43,6 +44,27 @@ Run run(const std::string& args, const rdmatop::test::TempDir& tmp) {
 std::string host_args(const std::string& host) {
   const std::string dir = "tests/fixtures/hosts/" + host;
   return "--sysfs-root " + dir + "/sys --ethtool-dir " + dir + "/ethtool";
+}
+
+/// FILE, FILE.1, FILE.2 ... as `record --rotate` left them, newest first.
+std::vector<std::string> rotated_files(const std::string& file) {
+  std::vector<std::string> files{file};
+  for (int k = 1; fs::exists(file + "." + std::to_string(k)); ++k) {
+    files.push_back(file + "." + std::to_string(k));
+  }
+  return files;
+}
+
+/// The one-file recording of the same ticks, written to `out`: the rotated files' snapshot
+/// lines, oldest first, under one header.
+std::string as_one_file(const std::vector<std::string>& newest_first, const std::string& out) {
+  std::string single;
+  for (auto it = newest_first.rbegin(); it != newest_first.rend(); ++it) {
+    const std::string bytes = rdmatop::test::read_file(*it);
+    single += it == newest_first.rbegin() ? bytes : bytes.substr(bytes.find('\n') + 1);
+  }
+  std::ofstream(out, std::ios::binary) << single;
+  return out;
 }
 
 }  // namespace
@@ -167,4 +189,83 @@ TEST_CASE("the TUI replays a recording with --from", "[recording][e2e]") {
   const Run missing = run("--from " + tmp.file("nope.jsonl") + " --batch", tmp);
   CHECK(missing.exit_code == 4);
   CHECK(missing.err.find("nope.jsonl") != std::string::npos);
+}
+
+TEST_CASE("a rotated recording replays whole with --from FILE*", "[recording][e2e]") {
+  const rdmatop::test::TempDir tmp;
+  const std::string file = tmp.file("rot.jsonl");
+  // About two snapshots per file: every tick of the mlx5 host is ~11 kB of JSON.
+  const Run rec = run("record -o " + file + " " + host_args("mlx5") +
+                          " --interval 0.05 --duration 0.5s --max-bytes 25000 --rotate 50",
+                      tmp);
+  REQUIRE(rec.exit_code == 0);
+  REQUIRE(fs::exists(file + ".2"));
+  const std::vector<std::string> files = rotated_files(file);
+  const std::string single_file = as_one_file(files, tmp.file("single.jsonl"));
+
+  // Given as a shell glob (rot.jsonl, rot.jsonl.1, rot.jsonl.10, rot.jsonl.2 ...).
+  const Run rotated = run("report --json --from " + file + "*", tmp);
+  INFO(rotated.err);
+  CHECK(rotated.err.empty());
+  const Run one = run("report --json --from " + single_file, tmp);
+  CHECK(rotated.exit_code == one.exit_code);
+  CHECK(rotated.out == one.out);
+  CHECK(nlohmann::json::parse(rotated.out).at("interval_seconds").get<double>() > 0);
+  // --at counts from the recording start in every file.
+  CHECK(run("report --json --from " + file + "* --at +0.1s", tmp).out ==
+        run("report --json --from " + single_file + " --at +0.1s", tmp).out);
+
+  // A file left out: the report covers the timeline up to the gap, and says so.
+  const Run gap = run("report --json --from " + files.back() + " " + file, tmp);
+  CHECK(gap.exit_code == one.exit_code);
+  CHECK(gap.err.find(file + ":2: gap after " + files.back() + ": snapshots seq ") !=
+        std::string::npos);
+  // Another recording's file is refused before anything is replayed.
+  const std::string other = tmp.file("other.jsonl");
+  REQUIRE(
+      run("record -o " + other + " " + host_args("mlx5") + " --interval 0.05 --duration 0.1s", tmp)
+          .exit_code == 0);
+  const Run mixed = run("report --from " + file + " " + other, tmp);
+  CHECK(mixed.exit_code == 4);
+  CHECK(mixed.err.find(other + ":1: not part of the same recording as " + file) !=
+        std::string::npos);
+
+  // The TUI takes the same set.
+  const Run tui = run("--from " + file + "* --batch -n 2 --interval 0.1", tmp);
+  INFO(tui.err);
+  CHECK(tui.exit_code == 0);
+  CHECK(tui.out.find("[REPLAY]") != std::string::npos);
+  CHECK(tui.out.find("mlx5_0/1") != std::string::npos);
+}
+
+TEST_CASE("a simulated storm recorded with rotation replays like one file", "[recording][e2e]") {
+  const rdmatop::test::TempDir tmp;
+  const std::string file = tmp.file("storm.jsonl");
+  // The whole pfc-storm timeline (96 simulated ticks), ~5 snapshots a file: ~20 files, more
+  // than the replay keeps open at once.
+  const Run rec =
+      run("record --demo pfc-storm -o " + file + " --interval 0.01 --max-bytes 150000 --rotate 100",
+          tmp);
+  INFO(rec.err);
+  REQUIRE(rec.exit_code == 0);
+  CHECK(rec.err.find("(the demo scenario ended)") != std::string::npos);
+  const std::vector<std::string> files = rotated_files(file);
+  REQUIRE(files.size() > 16);
+  const std::string single_file = as_one_file(files, tmp.file("single.jsonl"));
+
+  const Run rotated = run("report --json --from " + file + "*", tmp);
+  INFO(rotated.err);
+  CHECK(rotated.err.empty());
+  const Run one = run("report --json --from " + single_file, tmp);
+  CHECK(rotated.exit_code == 2);  // critical: the storm watchdog fired
+  CHECK(rotated.exit_code == one.exit_code);
+  CHECK(rotated.out == one.out);
+  const auto doc = nlohmann::json::parse(rotated.out);
+  std::vector<std::string> rules;
+  for (const auto& f : doc.at("findings")) rules.push_back(f.at("rule"));
+  CHECK(std::find(rules.begin(), rules.end(), "RdmaPfcStormWatchdogTriggered") != rules.end());
+  // At the storm's height too: --at counts simulated time from the recording start.
+  CHECK(run("report --json --from " + file + "* --at +80s", tmp).out ==
+        run("report --json --from " + single_file + " --at +80s", tmp).out);
+  CHECK(run("record --demo no-such-scenario -o " + tmp.file("x.jsonl"), tmp).exit_code == 3);
 }

@@ -1,8 +1,9 @@
 // The `scenarios` suite: every built-in scenario is played through the real pipeline
 // (simulator tree -> collectors -> normalizer -> built-in rules) and must do what its file
 // says: each `expect` rule fires at the stated port (and priority) within its tick budget, and
-// an `expect_quiet` scenario produces no warning or critical finding at all. Counters read
-// back from the tree never go down except at a driver reload or a 32-bit wrap.
+// an `expect_quiet` scenario produces no warning or critical finding at all, no alert its
+// `expect_not` names ever fires, and no warning names a process of `expect_quiet_pids`. Counters
+// read back from the tree never go down except at a driver reload or a 32-bit wrap.
 // RDMATOP_SCENARIO=<name> limits the run to one scenario (one CTest test per scenario).
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -41,7 +42,7 @@ bool reloaded(const sim::Scenario& s, const std::string& phase, const std::strin
   for (const auto& p : s.phases) {
     if (p.name != phase) continue;
     for (const auto& dev : p.reload) {
-      const auto host = sim::default_host();
+      const auto host = sim::scenario_host(s);
       for (const auto& spec : host) {
         if (spec.device != dev) continue;
         if (key.rfind(spec.device + "/", 0) == 0 || key.rfind(spec.netdev + "/", 0) == 0) {
@@ -79,17 +80,48 @@ void check_scenario(const sim::Scenario& scenario) {
 
   for (const auto& e : scenario.expect) {
     const std::string prio = e.priority ? std::to_string(*e.priority) : "";
-    const std::size_t tick = e.target.empty()
-                                 ? test::first_firing_tick(played, e.alert, e.device, e.port, prio)
-                                 : test::first_firing_tick_for_target(played, e.alert, e.target);
-    INFO(e.alert << " on " << e.device << "/" << e.port << (prio.empty() ? "" : " prio " + prio)
-                 << e.target << ": first firing at tick " << tick << ", budget " << e.within_ticks);
+    const std::size_t tick =
+        e.target.empty() ? test::first_firing_tick(played, e.alert, e.device, e.port, prio, e.pid)
+                         : test::first_firing_tick_for_target(played, e.alert, e.target);
+    const std::string port = (e.port ? "/" + std::to_string(*e.port) : "") +
+                             (e.pid ? " pid " + std::to_string(*e.pid) : "");
+    INFO(e.alert << " on " << e.device << port << (prio.empty() ? "" : " prio " + prio) << e.target
+                 << ": first firing at tick " << tick << ", budget " << e.within_ticks);
     CHECK(tick > 0);
     CHECK(tick <= static_cast<std::size_t>(e.within_ticks));
     // Reported, so the numbers can go into docs/scenarios.md.
     WARN(scenario.name << ": " << e.alert << " " << (e.target.empty() ? e.device : e.target)
-                       << (e.target.empty() ? "/" + std::to_string(e.port) : "")
-                       << " fires at tick " << tick);
+                       << (e.target.empty() ? port : "") << " fires at tick " << tick);
+  }
+  // Alerts the scenario must not raise (e.g. the critical level of a warning-level fault); a
+  // misspelt name would pass silently, so each must be a built-in alert.
+  const RuleSetLoad pack = load_rule_set({}, true);
+  for (const auto& alert : scenario.expect_not) {
+    bool known = false;
+    for (const auto& group : pack.groups) {
+      for (const auto& rule : group.rules) known = known || (rule.is_alert && rule.name == alert);
+    }
+    INFO("expect_not names " << alert);
+    CHECK(known);
+  }
+  for (std::size_t i = 0; i < played.reports.size(); ++i) {
+    for (const Finding& f : played.reports[i]->findings) {
+      for (const auto& alert : scenario.expect_not) {
+        INFO("tick " << i + 1 << ": " << f.rule << " on " << label_value(f.labels, "device"));
+        CHECK_FALSE((f.rule == alert && f.state == FindingState::firing));
+      }
+    }
+  }
+  // A well-configured process: not even a pending warning may name it.
+  for (const std::uint32_t pid : scenario.expect_quiet_pids) {
+    for (std::size_t i = 0; i < played.reports.size(); ++i) {
+      for (const Finding& f : played.reports[i]->findings) {
+        INFO("tick " << i + 1 << ": " << f.rule << " " << to_string(f.state) << " on pid "
+                     << label_value(f.labels, "pid"));
+        CHECK_FALSE((f.severity >= Severity::warning &&
+                     label_value(f.labels, "pid") == std::to_string(pid)));
+      }
+    }
   }
   if (scenario.expect_quiet) {
     for (std::size_t i = 0; i < played.reports.size(); ++i) {

@@ -56,6 +56,11 @@ if(TARGET rdmatop)
   add_test(NAME vm.probe_responder
            COMMAND ${RDMATOP_VM_RUN} --timeout 240
                    -- bash ${RDMATOP_VM_CASES}/probe-responder.sh $<TARGET_FILE:rdmatop>)
+  # Host readiness: the processes holding RDMA objects against `rdma resource show`.
+  list(APPEND RDMATOP_VM_TESTS vm.rdma_processes)
+  add_test(NAME vm.rdma_processes
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/rdma-processes.sh $<TARGET_FILE:rdmatop>)
 endif()
 
 set_tests_properties(${RDMATOP_VM_TESTS} PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 280

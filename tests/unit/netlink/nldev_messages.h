@@ -158,4 +158,46 @@ inline std::function<void(nlmsghdr*)> resources(
   };
 }
 
+/// One object of a resource dump: its owner (a PID, or a kernel user's name when pid is 0).
+struct ResObject {
+  std::uint32_t id;  ///< LQPN, CQN, MRN or PDN
+  std::uint32_t pid;
+  std::string kern_name;
+};
+
+/// A per-object resource dump message (nldev.c res_get_common_dumpit): the device handle, then
+/// the `table` nest of `entry` nests laid out like fill_res_{qp,cq,mr,pd}_entry: the object's
+/// number, a u64 use count or length, a u8 type/state, then fill_res_name_pid.
+inline std::function<void(nlmsghdr*)> res_objects(std::uint16_t table, std::uint16_t entry,
+                                                  std::uint16_t id_attr, std::uint32_t dev,
+                                                  const std::string& name,
+                                                  const std::vector<ResObject>& objects) {
+  return [=](nlmsghdr* nlh) {
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, name.c_str());
+    nlattr* t = mnl_attr_nest_start(nlh, table);
+    for (const auto& o : objects) {
+      nlattr* e = mnl_attr_nest_start(nlh, entry);
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+      mnl_attr_put_u32(nlh, id_attr, o.id);
+      put_u64(nlh, RDMA_NLDEV_ATTR_RES_USECNT, 1);
+      mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, 2);
+      if (o.kern_name.empty()) {
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PID, o.pid);
+      } else {
+        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_RES_KERN_NAME, o.kern_name.c_str());
+      }
+      mnl_attr_nest_end(nlh, e);
+    }
+    mnl_attr_nest_end(nlh, t);
+  };
+}
+
+/// res_objects for a QP dump.
+inline std::function<void(nlmsghdr*)> qp_objects(std::uint32_t dev, const std::string& name,
+                                                 const std::vector<ResObject>& objects) {
+  return res_objects(RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY, RDMA_NLDEV_ATTR_RES_LQPN,
+                     dev, name, objects);
+}
+
 }  // namespace rdmatop::testing

@@ -88,11 +88,37 @@ TEST_CASE("devlink series: firmware info, activation pending, reporters",
   CHECK(value(series, "rdma_firmware_info",
               {{"running", "16.35.2000"}, {"stored", "16.35.3006"}, {"driver", "mlx5_core"}}) ==
         1.0);
+  // No PSID reported: no psid label at all (not an empty one).
+  for (const auto& x : series) {
+    if (x.name != "rdma_firmware_info") continue;
+    for (const auto& label : x.labels) CHECK(label.first != "psid");
+  }
+  // The board's PSID is a fixed version (mlx5); a running "fw.psid" is not a board identity.
+  s.devices[0].devlink->running["fw.psid"] = "0.0.6";
+  CHECK(value(normalize(s), "rdma_firmware_info", {{"psid", "0.0.6"}}) == std::nullopt);
+  s.devices[0].devlink->fixed["fw.psid"] = "MT_0000000359";
+  CHECK(value(normalize(s), "rdma_firmware_info", {{"psid", "MT_0000000359"}}) == 1.0);
+  s.devices[0].devlink->running.erase("fw.psid");
   CHECK(value(series, "rdma_devlink_health_error", {{"reporter", "fw_fatal"}}) == 1.0);
   CHECK(value(series, "rdma_devlink_health_error", {{"reporter", "fw"}}) == 0.0);
   CHECK(value(series, "rdma_devlink_health_errors_total", {{"reporter", "fw_fatal"}}) == 3.0);
   CHECK_FALSE(value(series, "rdma_devlink_health_recovers_total", {{"reporter", "fw_fatal"}}));
   CHECK(value(series, "rdma_device_numa_node") == 1.0);
+
+  // bnxt_en names its firmware with the generic "fw" only; "fw.version" wins when both exist.
+  DevlinkInfo bnxt;
+  bnxt.driver = "bnxt_en";
+  bnxt.running = {{"fw", "227.0.131.0"}};
+  bnxt.stored = {{"fw", "227.1.111.0"}};
+  Snapshot b = mlx5_snapshot();
+  b.devices[0].devlink = bnxt;
+  CHECK(value(normalize(b), "rdma_firmware_info",
+              {{"running", "227.0.131.0"}, {"stored", "227.1.111.0"}, {"driver", "bnxt_en"}}) ==
+        1.0);
+  CHECK(value(normalize(b), "rdma_firmware_activation_pending") == 1.0);
+  s.devices[0].devlink->running["fw"] = "ignored";
+  CHECK(value(normalize(s), "rdma_firmware_info", {{"running", "16.35.2000"}}) == 1.0);
+  s.devices[0].devlink->running.erase("fw");
 
   s.devices[0].devlink->stored = s.devices[0].devlink->running;
   CHECK(value(normalize(s), "rdma_firmware_activation_pending") == 0.0);

@@ -1,17 +1,12 @@
-#include <unistd.h>
-
 #include "probes/runner.h"
 
-#include "collector/source/ethtool_source.h"
-#include "collector/source/file_source.h"
 #include "probes/port_retransmits.h"
 #include "probes/with_probes.h"
+#include "tests/support/temp_dir.h"
 
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <deque>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -259,26 +254,67 @@ TEST_CASE("reloading the stream set keeps unchanged streams", "[probes][runner]"
 
 TEST_CASE("retransmits are the port counter delta over the stream's life", "[probes][runner]") {
   Fixture f;
-  std::map<std::string, std::uint64_t> port_counter{{"rxe0", 1000}};
-  auto o = f.options();
-  o.retransmits = [&](const std::string& device,
-                      std::uint32_t port) -> std::optional<std::uint64_t> {
-    CHECK(port == 1);
-    return port_counter.at(device);
-  };
-  Runner r(o);
+  Runner r(f.options());
   r.set_streams({stream("a"), stream("a", TransportKind::tcp)});
+  // A tick before the streams connect: its reading is the baseline of the tick they connect in.
+  const PortRetransmits before{{{"rxe0", 1}, 1000}, {{"rxe1", 1}, 50}};
+  r.sample(&before);
+  CHECK(r.probed_ports().empty());
   f.advance(r, 200ms);
-  port_counter["rxe0"] = 1007;
-  auto s = r.sample();
-  CHECK(find(s, "a", "rc_send").retransmits == 7u);
+  CHECK(r.probed_ports() == std::set<PortKey>{{"rxe0", 1}});
+  PortRetransmits tick{{{"rxe0", 1}, 1007}, {{"rxe1", 1}, 90}};
+  auto s = r.sample(&tick);
+  CHECK(find(s, "a", "rc_send").retransmits == 7u);  // rxe1 is not its port
   CHECK(find(s, "a", "rc_send").retransmit_scope == "port");
   CHECK_FALSE(find(s, "a", "tcp").retransmits.has_value());
   CHECK(find(s, "a", "tcp").retransmit_scope.empty());
-  port_counter["rxe0"] = 5;  // reset (driver reload): counting resumes from the new value
-  r.sample();
-  port_counter["rxe0"] = 8;
-  CHECK(find(r.sample(), "a", "rc_send").retransmits == 10u);
+  // A tick without the port (not read) leaves the count alone; no table at all too.
+  const PortRetransmits other{{{"rxe1", 1}, 99}};
+  CHECK(find(r.sample(&other), "a", "rc_send").retransmits == 7u);
+  CHECK(find(r.sample(), "a", "rc_send").retransmits == 7u);
+  tick[{"rxe0", 1}] = 5;  // reset (driver reload): counting resumes from the new value
+  r.sample(&tick);
+  tick[{"rxe0", 1}] = 8;
+  CHECK(find(r.sample(&tick), "a", "rc_send").retransmits == 10u);
+}
+
+TEST_CASE("a stream's first tick is its baseline when the port was not read before",
+          "[probes][runner]") {
+  Fixture f;
+  Runner r(f.options());
+  r.set_streams({stream("a")});
+  f.advance(r, 200ms);
+  const PortRetransmits first{{{"rxe0", 1}, 500}};
+  CHECK(find(r.sample(&first), "a", "rc_send").retransmits == 0u);
+  const PortRetransmits second{{{"rxe0", 1}, 503}};
+  CHECK(find(r.sample(&second), "a", "rc_send").retransmits == 3u);
+}
+
+TEST_CASE("a burst sends its pings back to back and stops at the first unanswered one",
+          "[probes][runner]") {
+  Fixture f;
+  f.net.hosts["b"].script = {PingResult::Outcome::answered, PingResult::Outcome::answered,
+                             PingResult::Outcome::timed_out};
+  auto o = f.options();
+  o.burst = 5;
+  o.max_probes_per_stream = 2;
+  Runner r(o);
+  r.set_streams({stream("a"), stream("b")});
+  f.advance(r, 1000ms);
+  CHECK(r.finished());
+  const auto s = r.sample();
+  const auto& a = find(s, "a", "rc_send");
+  CHECK(a.sent == 10);  // two rounds of five, each ping counted
+  CHECK(a.answered == 10);
+  REQUIRE(a.window.has_value());
+  CHECK(a.window->count == 10);
+  // b: round one ends at its timeout (3 sent); round two sends all five.
+  const auto& b = find(s, "b", "rc_send");
+  CHECK(b.sent == 8);
+  CHECK(b.answered == 7);
+  CHECK(b.timed_out == 1);
+  o.burst = 0;
+  CHECK_THROWS_AS(Runner(o), std::invalid_argument);
 }
 
 TEST_CASE("a one-shot run stops after its probe count", "[probes][runner]") {
@@ -332,22 +368,35 @@ TEST_CASE("a stalled target does not stall the others (threads)", "[probes][runn
 namespace rdmatop::probes {
 namespace {
 
-TEST_CASE("port retransmit evidence read through the collector", "[probes][runner]") {
-  struct Row {
-    const char* host;
-    const char* device;
-    std::optional<std::uint64_t> expected;
+TEST_CASE("port retransmit evidence comes from the tick's snapshot", "[probes][runner]") {
+  const auto port = [](std::uint32_t n, CounterMap hw) {
+    PortSample p;
+    p.port = n;
+    p.link_layer = "Ethernet";
+    p.hw_counters = std::move(hw);
+    return p;
   };
-  // rxe: completer_retry_err (9) alone; mlx5: local_ack_timeout_err (1) + packet_seq_err (9).
-  for (const Row& row : {Row{"rxe", "rxe0", 9}, Row{"mlx5", "mlx5_0", 10},
-                         Row{"mlx5", "no_such_dev", std::nullopt}}) {
-    INFO(row.host << " " << row.device);
-    const std::string root = std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/hosts/" + row.host;
-    const auto sysfs = make_directory_file_source(root + "/sys");
-    const auto ethtool = make_dump_ethtool_source(root + "/ethtool");
-    const CollectContext ctx{*sysfs, *ethtool, DeviceFilter{}, nullptr, CounterSource::sysfs};
-    CHECK(port_retransmit_reader(ctx)(row.device, 1) == row.expected);
-  }
+  Snapshot snap;
+  DeviceSample rxe;
+  rxe.name = "rxe0";
+  rxe.driver = "rxe";
+  // rxe: completer_retry_err alone (rcvd_seq_err is one of its causes, not added again).
+  rxe.ports = {port(1, {{"completer_retry_err", 9}, {"rcvd_seq_err", 4}})};
+  DeviceSample mlx5;
+  mlx5.name = "mlx5_0";
+  mlx5.driver = "mlx5";
+  // mlx5: local_ack_timeout_err + packet_seq_err; port 2 has neither (unknown, not zero).
+  mlx5.ports = {port(1, {{"local_ack_timeout_err", 1}, {"packet_seq_err", 9}}),
+                port(2, {{"out_of_sequence", 3}})};
+  snap.devices = {rxe, mlx5};
+
+  const auto all = port_retransmits(snap);
+  CHECK(all == PortRetransmits{{{"rxe0", 1}, 9}, {{"mlx5_0", 1}, 10}});
+  const std::set<PortKey> wanted{{"mlx5_0", 1}, {"mlx5_0", 2}, {"no_such_dev", 1}};
+  CHECK(port_retransmits(snap, &wanted) == PortRetransmits{{{"mlx5_0", 1}, 10}});
+  const std::set<PortKey> none;
+  CHECK(port_retransmits(snap, &none).empty());
+  CHECK(port_retransmits(Snapshot{}).empty());
   CHECK_FALSE(port_retransmit_evidence({}, "rxe0", 1).has_value());
 }
 
@@ -385,30 +434,39 @@ TEST_CASE("targets expand into one stream per transport and traffic class", "[pr
 TEST_CASE("with_probes puts the runner's sample into every snapshot", "[probes][runner]") {
   Fixture f;
   auto runner = std::make_shared<Runner>(f.options());
-  const auto dir = std::filesystem::temp_directory_path() /
-                   ("rdmatop-with-probes-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const auto file = dir / "targets.txt";
-  std::ofstream(file) << "a\nb:7000\nnot a target\n";
+  const test::TempDir dir;
+  dir.write("targets.txt", "a\nb:7000\nnot a target\n");
   std::vector<std::string> errors;
   auto reloader = std::make_shared<TargetReloader>(
-      file.string(), std::vector<TransportKind>{TransportKind::rc_send}, std::nullopt, runner,
-      [&](const std::string& e) { errors.push_back(e); });
+      dir.file("targets.txt"), std::vector<TransportKind>{TransportKind::rc_send}, std::nullopt,
+      runner, [&](const std::string& e) { errors.push_back(e); });
   int calls = 0;
   auto provider = with_probes(
       [&](std::uint64_t seq) -> std::optional<Snapshot> {
         ++calls;
-        if (seq > 2) return std::nullopt;
+        if (seq > 3) return std::nullopt;
+        // The tick's own port counters: what the probes' retransmits are taken from.
+        PortSample port;
+        port.port = 1;
+        port.link_layer = "Ethernet";
+        port.hw_counters = {{"completer_retry_err", 100 * seq}};
+        DeviceSample rxe;
+        rxe.name = "rxe0";
+        rxe.driver = "rxe";
+        rxe.ports = {port};
         Snapshot s;
         s.seq = seq;
+        s.devices = {rxe};
         return s;
       },
       runner, reloader);
   auto first = provider(1);
   REQUIRE(first.has_value());
   CHECK(first->seq == 1);
+  REQUIRE(first->devices.size() == 1);  // the tick itself is passed on untouched
   REQUIRE(first->probes.size() == 2);
   CHECK(first->probes[1].target == "b:7000");
+  CHECK_FALSE(first->probes[0].retransmits.has_value());  // not connected yet: no port
   REQUIRE(first->prober.has_value());
   CHECK(first->prober->targets == 2);
   REQUIRE(errors.size() == 1);
@@ -417,9 +475,15 @@ TEST_CASE("with_probes puts the runner's sample into every snapshot", "[probes][
   auto second = provider(2);
   REQUIRE(second.has_value());
   CHECK(second->probes[0].answered >= 4);
-  CHECK_FALSE(provider(3).has_value());
-  CHECK(calls == 3);
-  std::filesystem::remove_all(dir);
+  // The streams connected on rxe0 port 1 after the first tick, which had not read that port:
+  // the second tick is their baseline, the third counts the increase.
+  CHECK(second->probes[0].retransmits == 0u);
+  auto third = provider(3);
+  REQUIRE(third.has_value());
+  CHECK(third->probes[0].retransmits == 100u);
+  CHECK(third->probes[0].retransmit_scope == "port");
+  CHECK_FALSE(provider(4).has_value());
+  CHECK(calls == 4);
 }
 
 }  // namespace

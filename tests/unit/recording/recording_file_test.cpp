@@ -1,6 +1,7 @@
 // Writer, reader and replay provider on real files in a temporary directory.
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -12,8 +13,10 @@
 #include "exporters/monitor/monitor.h"
 #include "exporters/recording/recording_provider.h"
 #include "exporters/recording/recording_reader.h"
+#include "exporters/recording/recording_set.h"
 #include "exporters/recording/recording_writer.h"
 #include "exporters/report/report_render.h"
+#include "exporters/simulator/simulator.h"
 #include "rules/rule_set.h"
 #include "tests/support/temp_dir.h"
 
@@ -98,8 +101,8 @@ SnapshotProvider vector_provider(std::vector<Snapshot> snapshots) {
   };
 }
 
-std::shared_ptr<RecordingReader> open_shared(const std::string& path) {
-  auto reader = RecordingReader::open(path);
+std::shared_ptr<RecordingSet> open_shared(const std::string& path) {
+  auto reader = RecordingSet::open({path});
   if (!reader) FAIL(reader.error().message);
   return std::move(reader).value();
 }
@@ -418,4 +421,248 @@ TEST_CASE("Replay reproduces pending and firing findings tick by tick", "[record
   // The comparison is only meaningful if the rules did fire.
   CHECK(live_reports.back().find("\"state\": \"firing\"") != std::string::npos);
   CHECK(live_reports.back().find("RdmaOutOfBuffer") != std::string::npos);
+}
+
+namespace {
+
+/// `snapshots` recorded with rotation every `per_file` snapshots, keeping
+/// `keep` old files; returns the files that exist, newest (`path`) first, as a shell glob
+/// `path*` would list them apart from the order (which the set must not depend on).
+std::vector<std::string> record_rotated(const std::vector<Snapshot>& snapshots,
+                                        const std::string& path, bool gzip, unsigned keep,
+                                        std::size_t per_file) {
+  // The cap: the header and `per_file` of the longest snapshot lines.
+  const test::TempDir probe;
+  record(snapshots, {probe.file("all.jsonl"), false, 0, 0, 1.0});
+  const std::string all = test::read_file(probe.file("all.jsonl"));
+  std::size_t longest = 0;
+  for (std::size_t at = all.find('\n') + 1, end = 0; at < all.size(); at = end + 1) {
+    end = all.find('\n', at);
+    longest = std::max(longest, end + 1 - at);
+  }
+  record(snapshots, {path, gzip, all.find('\n') + 1 + per_file * longest, keep, 1.0});
+  std::vector<std::string> files{path};
+  for (unsigned k = 1; fs::exists(path + "." + std::to_string(k)); ++k) {
+    files.push_back(path + "." + std::to_string(k));
+  }
+  return files;
+}
+
+struct SetReadBack {
+  std::vector<Snapshot> snapshots;
+  std::optional<Error> error;
+  std::vector<std::string> files;
+};
+
+SetReadBack read_set(const std::vector<std::string>& paths) {
+  auto set = RecordingSet::open(paths);
+  if (!set) FAIL(set.error().message);
+  SetReadBack out;
+  while (auto s = set.value()->next()) out.snapshots.push_back(std::move(*s));
+  out.error = set.value()->error();
+  out.files = set.value()->files();
+  return out;
+}
+
+std::vector<std::uint64_t> seqs_of(const std::vector<Snapshot>& snapshots) {
+  std::vector<std::uint64_t> out;
+  for (const auto& s : snapshots) out.push_back(s.seq);
+  return out;
+}
+
+std::vector<std::uint64_t> seq_range(std::uint64_t from, std::uint64_t to) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t s = from; s <= to; ++s) out.push_back(s);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("A rotated recording replays as one timeline, in any order its files are given",
+          "[recording][set]") {
+  const auto snapshots = small_run(20);
+  for (const bool gzip : {false, true}) {
+    INFO("gzip " << gzip);
+    const test::TempDir tmp;
+    // Three snapshots a file, nothing dropped: rec.jsonl.6 (oldest) .. rec.jsonl (newest).
+    const auto files = record_rotated(snapshots, tmp.file("rec.jsonl"), gzip, 10, 3);
+    REQUIRE(files.size() == 7);
+    std::vector<std::string> oldest_first(files.rbegin(), files.rend());
+    std::vector<std::string> glob_order = files;  // rec.jsonl, rec.jsonl.1, ... as ls sorts
+    std::sort(glob_order.begin(), glob_order.end());
+    for (const auto& given : {files, oldest_first, glob_order}) {
+      const SetReadBack back = read_set(given);
+      CHECK_FALSE(back.error.has_value());
+      CHECK(back.files == oldest_first);
+      REQUIRE(back.snapshots.size() == snapshots.size());
+      for (std::size_t i = 0; i < snapshots.size(); ++i) {
+        CHECK(back.snapshots[i] == rebased(snapshots[i], snapshots.front().taken));
+      }
+    }
+    // The same rates and findings, tick by tick, as one file holding the whole run.
+    const std::string single = tmp.file("single.jsonl");
+    record(snapshots, {single, gzip, 0, 0, 1.0});
+    auto set = RecordingSet::open(glob_order);
+    REQUIRE(set.ok());
+    CHECK(monitor_run(recording_provider(std::move(set).value())) ==
+          monitor_run(recording_provider(open_shared(single))));
+  }
+}
+
+TEST_CASE("A rotated recording whose oldest files were dropped starts later", "[recording][set]") {
+  const test::TempDir tmp;
+  const auto files = record_rotated(small_run(20), tmp.file("rec.jsonl"), false, 2, 3);
+  REQUIRE(files.size() == 3);
+  const SetReadBack back = read_set(files);
+  CHECK_FALSE(back.error.has_value());
+  REQUIRE_FALSE(back.snapshots.empty());
+  CHECK(seqs_of(back.snapshots) == seq_range(back.snapshots.front().seq, 20));
+  CHECK(back.snapshots.front().seq > 1);
+}
+
+TEST_CASE("Many rotated files are reopened in turn, and must not change meanwhile",
+          "[recording][set]") {
+  const test::TempDir tmp;
+  // One snapshot a file: 30 files, more than the set keeps open.
+  const auto files = record_rotated(small_run(30), tmp.file("rec.jsonl"), false, 40, 1);
+  REQUIRE(files.size() == 30);
+  const SetReadBack back = read_set(files);
+  CHECK_FALSE(back.error.has_value());
+  CHECK(seqs_of(back.snapshots) == seq_range(1, 30));
+
+  // Files moved under the replay between open() and their turn (rec.jsonl.11, seq 19, and
+  // rec.jsonl.10, seq 20, swapped): the replay stops before the first one that changed.
+  auto set = RecordingSet::open(files);
+  REQUIRE(set.ok());
+  fs::rename(files[10], tmp.file("moved"));
+  fs::rename(files[11], files[10]);
+  fs::rename(tmp.file("moved"), files[11]);
+  std::vector<Snapshot> got;
+  while (auto s = set.value()->next()) got.push_back(*s);
+  CHECK(seqs_of(got) == seq_range(1, 18));
+  REQUIRE(set.value()->error().has_value());
+  CHECK(set.value()->error()->message ==
+        files[11] +
+            ":2: the file changed while it was replayed (rotated by a running rdmatop record?)");
+}
+
+TEST_CASE("A missing file, an overlap or a file given twice is named", "[recording][set]") {
+  const test::TempDir tmp;
+  const auto files = record_rotated(small_run(9), tmp.file("rec.jsonl"), false, 5, 3);
+  REQUIRE(files.size() == 3);  // .2: 1-3, .1: 4-6, rec.jsonl: 7-9
+
+  // A gap: everything before it is still used.
+  const SetReadBack gap = read_set({files[0], files[2]});
+  CHECK(seqs_of(gap.snapshots) == seq_range(1, 3));
+  REQUIRE(gap.error.has_value());
+  CHECK(gap.error->message == files[0] + ":2: gap after " + files[2] +
+                                  ": snapshots seq 4..6 are missing (a file of the recording "
+                                  "was not given)");
+
+  // An overlap: a copy of rec.jsonl.1 without its first snapshot (seq 5-6).
+  std::string bytes = test::read_file(files[1]);
+  const auto first_line_end = bytes.find('\n', bytes.find('\n') + 1);
+  bytes.erase(bytes.find('\n') + 1, first_line_end - bytes.find('\n'));
+  const std::string copy = tmp.file("copy.jsonl");
+  write_bytes(copy, bytes);
+  const SetReadBack overlap = read_set({files[1], copy});
+  CHECK(seqs_of(overlap.snapshots) == seq_range(4, 6));
+  REQUIRE(overlap.error.has_value());
+  CHECK(overlap.error->message == copy + ":2: overlaps " + files[1] +
+                                      ": starts at snapshot seq 5, which " + files[1] +
+                                      " already reached (seq 6)");
+
+  const auto twice = RecordingSet::open({files[1], files[0], files[1]});
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.error().message == files[1] + ":2: starts at the same snapshot (seq 4) as " +
+                                     files[1] + ": one part of the recording given twice");
+  CHECK_FALSE(RecordingSet::open({}).ok());
+}
+
+TEST_CASE("Files of different recordings or versions are refused", "[recording][set]") {
+  const test::TempDir tmp;
+  const auto files = record_rotated(small_run(6), tmp.file("rec.jsonl"), false, 5, 3);
+  REQUIRE(files.size() == 2);
+  // Another run: started a second later.
+  std::vector<Snapshot> later = small_run(7);
+  later.erase(later.begin());
+  record(later, {tmp.file("other.jsonl"), false, 0, 0, 1.0});
+  const auto other = RecordingSet::open({files[1], tmp.file("other.jsonl")});
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().message == tmp.file("other.jsonl") +
+                                     ":1: not part of the same recording as " + files[1] +
+                                     " (started_at \"2026-11-30T10:30:02.000Z\" vs "
+                                     "\"2026-11-30T10:30:01.000Z\")");
+
+  std::string bytes = test::read_file(files[0]);
+  const std::string version = std::string("\"rdmatop_version\":\"") + RDMATOP_VERSION + "\"";
+  REQUIRE(bytes.find(version) != std::string::npos);
+  bytes.replace(bytes.find(version), version.size(), "\"rdmatop_version\":\"0.0.1\"");
+  write_bytes(tmp.file("old.jsonl"), bytes);
+  const auto mixed = RecordingSet::open({files[1], tmp.file("old.jsonl")});
+  REQUIRE_FALSE(mixed.ok());
+  CHECK(mixed.error().message == tmp.file("old.jsonl") + ":1: not part of the same recording as " +
+                                     files[1] + " (rdmatop_version \"0.0.1\" vs \"" +
+                                     RDMATOP_VERSION + "\")");
+
+  write_bytes(tmp.file("v2.jsonl"), R"({"format":"rdmatop.recording","version":2})"
+                                    "\n");
+  const auto newer = RecordingSet::open({files[1], tmp.file("v2.jsonl")});
+  REQUIRE_FALSE(newer.ok());
+  CHECK(newer.error().message == tmp.file("v2.jsonl") +
+                                     ":1: recording format version 2 is newer than this rdmatop "
+                                     "supports (1)");
+}
+
+TEST_CASE("Damage in a rotated file stops the timeline there", "[recording][set]") {
+  const test::TempDir tmp;
+  const auto files = record_rotated(small_run(9), tmp.file("rec.jsonl"), false, 5, 3);
+  REQUIRE(files.size() == 3);
+  // rec.jsonl.1 (seq 4-6) cut in its last line: 4 and 5 are used, then the error.
+  const std::string bytes = test::read_file(files[1]);
+  write_bytes(files[1], bytes.substr(0, bytes.size() - 10));
+  const SetReadBack back = read_set(files);
+  CHECK(seqs_of(back.snapshots) == seq_range(1, 5));
+  REQUIRE(back.error.has_value());
+  CHECK(back.error->message == files[1] + ":4: truncated: the last line ends without a newline");
+
+  // A file holding only its header (a crash right after a rotation) adds nothing.
+  const auto clean = record_rotated(small_run(9), tmp.file("b.jsonl"), false, 5, 3);
+  const std::string header_only = tmp.file("b.jsonl.header");
+  const std::string first = test::read_file(clean[0]);
+  write_bytes(header_only, first.substr(0, first.find('\n') + 1));
+  const SetReadBack with_empty = read_set({header_only, clean[0], clean[1], clean[2]});
+  CHECK_FALSE(with_empty.error.has_value());
+  CHECK(seqs_of(with_empty.snapshots) == seq_range(1, 9));
+  CHECK(with_empty.files.back() == header_only);
+}
+
+TEST_CASE("A simulated storm recorded with rotation replays like one file", "[recording][set]") {
+  // 20 ticks of the pfc-storm scenario through the real collectors: the storm alerts fire from
+  // tick 13 on, so the findings compared below are not empty.
+  auto scenario = sim::load_scenario("pfc-storm");
+  REQUIRE(scenario.ok());
+  auto simulator = sim::Simulator::create(std::move(scenario).value());
+  REQUIRE(simulator.ok());
+  const SnapshotProvider provider = sim::simulator_provider(*simulator.value());
+  std::vector<Snapshot> live;
+  for (std::uint64_t seq = 1; seq <= 20; ++seq) {
+    auto s = provider(seq);
+    REQUIRE(s.has_value());
+    live.push_back(std::move(*s));
+  }
+  const test::TempDir tmp;
+  const auto files = record_rotated(live, tmp.file("storm.jsonl.gz"), true, 100, 3);
+  REQUIRE(files.size() == 7);
+  record(live, {tmp.file("single.jsonl.gz"), true, 0, 0, 5.0});
+  auto set = RecordingSet::open(files);
+  REQUIRE(set.ok());
+  const auto rotated_reports = monitor_run(recording_provider(std::move(set).value()));
+  const auto single_reports =
+      monitor_run(recording_provider(open_shared(tmp.file("single.jsonl.gz"))));
+  REQUIRE(rotated_reports.size() == 20);
+  CHECK(rotated_reports == single_reports);
+  CHECK(rotated_reports.back().find("RdmaPfcStormWatchdogTriggered") != std::string::npos);
+  // And the replay gives what the live run gave.
+  CHECK(monitor_run(vector_provider(live)) == rotated_reports);
 }

@@ -136,6 +136,9 @@ Snapshot full_snapshot() {
   proc.qps = {{"mlx5_0", 4}};
   proc.cqs = {{"mlx5_0", 2}, {"rxe0", 1}};
   proc.mrs = {{"mlx5_0", 4294967295U}};
+  proc.pds = {{"mlx5_0", 1}};
+  proc.pinned_bytes = kMax;
+  proc.cap_ipc_lock = false;
   proc.memlock_soft_bytes = kMax;
   proc.memlock_unlimited = false;
   proc.cpu_numa_nodes = {0, 1};

@@ -169,3 +169,69 @@ TEST_CASE("text and JSON show a finding with its evidence and remediation", "[re
   CHECK(doc["findings"][0]["evidence"][0]["value"] == 42);
   CHECK(doc["rule_errors"][0] == "bad.yaml:3:1: x");
 }
+
+namespace {
+
+/// Devices rxe0 (port 1) and rxe1 (ports 1 and 2), with `counters` on every port.
+Snapshot multi_port_snapshot(const CounterMap& counters, std::chrono::seconds at) {
+  Snapshot snap = rxe_snapshot(0, 0, at);
+  snap.devices[0].ports[0].hw_counters = counters;
+  DeviceSample second = snap.devices[0];
+  second.name = "rxe1";
+  PortSample port2 = second.ports[0];
+  port2.port = 2;
+  second.ports.push_back(port2);
+  snap.devices.push_back(second);
+  return snap;
+}
+
+}  // namespace
+
+TEST_CASE("build_report gives every port exactly its own series, in series order", "[report]") {
+  const Observation obs = make_observation(multi_port_snapshot(
+      {{"sent_pkts", 1}, {"rcvd_pkts", 2}, {"retry_exceeded_err", 3}}, std::chrono::seconds(1)));
+  const Report report = build_report(nullptr, obs);
+  REQUIRE(report.ports.size() == 3);
+  for (const PortReport& pr : report.ports) {
+    const DeviceSample& dev = report.snapshot.devices[pr.device_index];
+    const PortSample& port = dev.ports[pr.port_index];
+    INFO(dev.name << "/" << port.port);
+    // The reference: a plain scan of every series of the host for this port's labels.
+    std::vector<std::string> expected;
+    for (const Series& s : obs.series) {
+      if (label_value(s.labels, "device") == dev.name &&
+          label_value(s.labels, "port") == std::to_string(port.port)) {
+        expected.push_back(series_key(s.name, s.labels));
+      }
+    }
+    std::vector<std::string> got;
+    for (const auto& s : pr.series) got.push_back(series_key(s.series.name, s.series.labels));
+    CHECK_FALSE(got.empty());
+    CHECK(got == expected);
+  }
+}
+
+TEST_CASE("build_report rates: series that appear or vanish between ticks", "[report]") {
+  // rcvd_pkts vanishes and retry_exceeded_err appears: the rest still pair up across the gap.
+  const Observation first = make_observation(
+      multi_port_snapshot({{"sent_pkts", 100}, {"rcvd_pkts", 50}}, std::chrono::seconds(10)));
+  const Report report = build_report(
+      &first, make_observation(multi_port_snapshot({{"sent_pkts", 600}, {"retry_exceeded_err", 7}},
+                                                   std::chrono::seconds(15))));
+  REQUIRE(report.ports.size() == 3);
+  for (const PortReport& pr : report.ports) {
+    const SeriesWithRate* tx = find(pr, "rdma_packets_total", "tx");
+    REQUIRE(tx != nullptr);
+    CHECK(tx->rate.state == RateState::ok);
+    CHECK(tx->rate.per_second == Approx(100.0));
+    CHECK(find(pr, "rdma_packets_total", "rx") == nullptr);
+    for (const auto& s : pr.series) {
+      if (s.series.kind != SeriesKind::counter) continue;
+      INFO(series_key(s.series.name, s.series.labels));
+      bool before = false;
+      for (const Series& b : first.series)
+        before |= b.name == s.series.name && b.labels == s.series.labels;
+      CHECK((s.rate.state == RateState::init) == !before);
+    }
+  }
+}

@@ -20,6 +20,11 @@ TEST_CASE("format_si scales by thousands and trims zeros", "[units]") {
 TEST_CASE("format_bytes and format_percent", "[units]") {
   CHECK(rdmatop::format_bytes(980) == "980 B");
   CHECK(rdmatop::format_bytes(1.25e9) == "1.25 GB");
+  CHECK(rdmatop::format_bytes_iec(980) == "980 B");
+  CHECK(rdmatop::format_bytes_iec(65536) == "64 KiB");
+  CHECK(rdmatop::format_bytes_iec(8388608) == "8 MiB");
+  CHECK(rdmatop::format_bytes_iec(1.5 * 1073741824.0) == "1.5 GiB");
+  CHECK(rdmatop::format_bytes_iec(1023) == "1023 B");
   CHECK(rdmatop::format_percent(0.973) == "97.3%");
   CHECK(rdmatop::format_percent(1.0) == "100%");
 }

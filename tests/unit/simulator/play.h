@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,13 +41,17 @@ inline Played play(const sim::Scenario& scenario, int ticks = 0,
   return out;
 }
 
-/// Findings of `report` whose state is firing and whose labels match.
+/// Findings of `report` whose state is firing and whose labels match; without a port, any
+/// finding of the device (device-level alerts such as the firmware ones have no port label);
+/// with a pid, only the findings about that process (the memlock ones have no device label).
 inline bool has_firing(const Report& report, const std::string& alert, const std::string& device,
-                       std::uint32_t port, const std::string& priority = "") {
+                       std::optional<std::uint32_t> port, const std::string& priority = "",
+                       std::optional<std::uint32_t> pid = std::nullopt) {
   for (const Finding& f : report.findings) {
     if (f.state != FindingState::firing || f.rule != alert) continue;
     if (label_value(f.labels, "device") != device) continue;
-    if (label_value(f.labels, "port") != std::to_string(port)) continue;
+    if (pid && label_value(f.labels, "pid") != std::to_string(*pid)) continue;
+    if (port && label_value(f.labels, "port") != std::to_string(*port)) continue;
     if (!priority.empty() && label_value(f.labels, "priority") != priority) continue;
     return true;
   }
@@ -68,10 +73,11 @@ inline std::size_t first_firing_tick_for_target(const Played& played, const std:
 
 /// The first tick (1-based) at which the finding fires, or 0 if it never does.
 inline std::size_t first_firing_tick(const Played& played, const std::string& alert,
-                                     const std::string& device, std::uint32_t port,
-                                     const std::string& priority = "") {
+                                     const std::string& device, std::optional<std::uint32_t> port,
+                                     const std::string& priority = "",
+                                     std::optional<std::uint32_t> pid = std::nullopt) {
   for (std::size_t i = 0; i < played.reports.size(); ++i) {
-    if (has_firing(*played.reports[i], alert, device, port, priority)) return i + 1;
+    if (has_firing(*played.reports[i], alert, device, port, priority, pid)) return i + 1;
   }
   return 0;
 }

@@ -74,10 +74,14 @@ TEST_CASE("The provider runs the real collectors and stamps simulated time", "[s
   REQUIRE(b->netdevs.size() == 3);
   for (const auto& status : b->sources) {
     INFO(status.source << " " << status.target << " " << status.message);
-    // The simulated tree has no PCI function details (numa_node, msi_irqs) nor a procfs:
-    // readiness is honestly "no data" there; every other source reads completely.
+    // The simulated PCI functions have a numa_node but no msi_irqs: readiness is honestly
+    // "no data" there; every other source reads completely.
     CHECK(status.state == (status.source == "readiness" ? SourceState::no_data : SourceState::ok));
   }
+  CHECK(b->devices[0].numa_node == 1);
+  CHECK(b->devices[1].numa_node == 0);
+  // Without `processes:` the host has no RDMA netlink: the process collector does not run.
+  CHECK(b->rdma_processes.empty());
   // The real sysfs collector found the routable RoCE v2 GID at the usual index.
   const auto& gids = b->devices[1].ports.at(0).gids;
   REQUIRE(gids.size() == 4);
@@ -201,4 +205,49 @@ TEST_CASE("rdmatop demo runs without a terminal for a bounded number of ticks", 
   CHECK(std::system(cmd.c_str()) == 0);
   const std::string bad = std::string(RDMATOP_BINARY) + " demo no-such-scenario 2> /dev/null";
   CHECK(std::system(bad.c_str()) != 0);
+}
+
+TEST_CASE("Scenario processes reach the Snapshot by RDMA netlink and procfs", "[simulator]") {
+  auto sim = sim::Simulator::create(*sim::find_builtin_scenario("host-readiness"));
+  REQUIRE(sim.ok());
+  auto provider = sim::simulator_provider(**sim);
+  const auto snap = provider(1);
+  REQUIRE(snap.has_value());
+  for (const auto& status : snap->sources) {
+    INFO(status.source << " " << status.target << " " << status.message);
+    if (status.source == "rdma-processes") CHECK(status.state == SourceState::ok);
+    if (status.source == "rdma-processes") CHECK(status.message.empty());
+  }
+  const auto find = [&](std::uint32_t pid) -> const RdmaProcess* {
+    for (const auto& p : snap->rdma_processes) {
+      if (p.pid == pid) return &p;
+    }
+    return nullptr;
+  };
+  // One line per scenario process plus ib_core, whose objects every device has.
+  CHECK(snap->rdma_processes.size() == (*sim)->scenario().processes.size() + 1);
+  const RdmaProcess* kernel = find(0);
+  REQUIRE(kernel != nullptr);
+  CHECK(kernel->comm == "[ib_core]");
+  CHECK(kernel->qps.size() == 3);
+  for (const sim::SimProcess& expected : (*sim)->scenario().processes) {
+    INFO("pid " << expected.pid);
+    const RdmaProcess* p = find(expected.pid);
+    REQUIRE(p != nullptr);
+    CHECK(p->comm == expected.comm);
+    CHECK(p->memlock_soft_bytes == expected.memlock_bytes);
+    CHECK(p->memlock_unlimited == !expected.memlock_bytes.has_value());
+    CHECK(p->pinned_bytes == std::optional<std::uint64_t>(expected.pinned_bytes));
+    CHECK(p->cap_ipc_lock == std::optional<bool>(expected.cap_ipc_lock));
+    for (const std::string& device : expected.devices) {
+      CHECK(p->qps.at(device) == expected.qps);
+      CHECK(p->mrs.at(device) == expected.mrs);
+    }
+    CHECK(p->qps.size() == expected.devices.size());
+  }
+  // kv-server runs on CPUs 0-7 (node 0); mpi-rank0 on 16-31 (node 1).
+  REQUIRE(find(3377) != nullptr);
+  CHECK(find(3377)->cpu_numa_nodes == std::vector<std::int32_t>{0});
+  REQUIRE(find(4402) != nullptr);
+  CHECK(find(4402)->cpu_numa_nodes == std::vector<std::int32_t>{1});
 }

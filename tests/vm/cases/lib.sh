@@ -41,11 +41,14 @@ usec_per_iter() {
 
 # Round-trip p50 and p99 in microseconds ("P50 P99") of ib_send_lat on rxe0, server and client in
 # this VM. perftest reports half the round trip (t_typical is the median of (t[i+1] - t[i]) / 2),
-# so both are doubled. The server sleeps on CQ events (-e) like rdmatop's responder; the client
-# busy-polls like `rdmatop probe`. The server needs a moment to listen, so the client retries.
-send_lat_rtt_us() { # server-ip size iterations
-  local ip="$1" size="$2" n="$3" out rc deadline=$((SECONDS + 60)) server
-  ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F -e >/dev/null 2>&1 &
+# so both are doubled. The server sleeps on CQ events (-e) like rdmatop's responder, unless the
+# fourth argument is "busy" (like `rdmatop responder --busy-poll`); the client busy-polls like
+# `rdmatop probe`. The server needs a moment to listen, so the client retries.
+send_lat_rtt_us() { # server-ip size iterations [busy]
+  local ip="$1" size="$2" n="$3" out rc deadline=$((SECONDS + 60)) server events=-e
+  [[ "${4:-}" == busy ]] && events=
+  # shellcheck disable=SC2086 # $events is one flag or none
+  ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F $events >/dev/null 2>&1 &
   server=$!
   while :; do
     rc=0
@@ -61,6 +64,46 @@ send_lat_rtt_us() { # server-ip size iterations
   wait "$server" || true
   # Columns: #bytes #iterations t_min t_max t_typical t_avg t_stdev 99% 99.9%
   awk -v s="$size" '$1 == s && NF >= 9 { printf "%.3f %.3f\n", 2 * $5, 2 * $8 }' <<<"$out"
+}
+
+# Round-trip p50 and p99 in microseconds ("P50 P99") of `rdmatop probe --transport rc_send`
+# against the responder on SERVER-IP, with the given probe options (e.g. `--burst N --count 1`
+# for N pings back to back, or `--count N --rate R` for spaced ones), run in the current
+# directory (its stderr goes to probe.err). Every one of the EXPECTED pings must be answered,
+# else it fails (printing the probe's output).
+probe_rtt_us() { # rdmatop server-ip expected probe-options...
+  local rdmatop="$1" ip="$2" want="$3" out rc=0
+  shift 3
+  out=$("$rdmatop" probe "$ip" --transport rc_send --timeout 5000 --json "$@" 2>probe.err) ||
+    rc=$?
+  if ! jq -e ".probes[0] | .answered == $want and .sent == $want and .qp_errors == 0" \
+    <<<"$out" >/dev/null 2>&1; then
+    echo "$out" >&2
+    cat probe.err >&2
+    fail "rdmatop probe $* (exit $rc): not all of $want pings answered"
+  fi
+  jq -r '.probes[0].window | "\(.p50 * 1e6) \(.p99 * 1e6)"' <<<"$out"
+}
+
+# start_probe_responder RDMATOP IP [responder options...]: an RDMA-only `rdmatop responder` on IP
+# in the background (its pid in $probe_responder, its output appended to responder.log),
+# waited for until it answers. stop_probe_responder ends it; safe to call when none runs (EXIT
+# traps). One at a time: a busy-polling responder started only for its own measurement never
+# takes a vCPU from the next tool.
+probe_responder=
+start_probe_responder() {
+  local rdmatop="$1" ip="$2"
+  shift 2
+  "$rdmatop" responder --listen "$ip" --rdma-only "$@" >>responder.log 2>&1 &
+  probe_responder=$!
+  wait_for_responder "$rdmatop" "$ip" rc_send
+}
+stop_probe_responder() {
+  if [[ -n "$probe_responder" ]]; then
+    kill "$probe_responder" 2>/dev/null || true
+    wait "$probe_responder" 2>/dev/null || true
+  fi
+  probe_responder=
 }
 
 # wait_for_responder RDMATOP HOST TRANSPORTS: until one probe on each transport is answered

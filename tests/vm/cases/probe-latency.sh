@@ -1,76 +1,107 @@
 #!/bin/bash
-# One VM: `rdmatop responder` and `rdmatop probe --transport rc_send` on rxe0, next to perftest
-# `ib_send_lat` on the same device, same message size and iteration count, runs interleaved
-# (rdmatop, perftest, rdmatop, perftest) so a load change on the host hits both. Same completion
-# modes on both: the responder sleeps on CQ events (it serves many peers), so the ib_send_lat
-# server runs with -e; both clients busy-poll (rdmatop probe's default, ib_send_lat's default).
-#   - every probe is answered, none timed out, no errors; RTTs are plausible (min <= p50 <= max,
-#     between 1 us and 1 s);
-#   - rdmatop's RTT p50 against perftest's round trip (ib_send_lat reports half the round trip:
-#     t_typical is the median of (t[i+1] - t[i]) / 2, so it is doubled here), per round and as
-#     the median ratio over rounds.
-# NOT ASSERTED BY DEFAULT, and why: the issue asks for rdmatop's p50 within 10% of perftest's.
-# Measured under TCG on this 2-core host at load average 10-12, the same tool swings by two
-# orders of magnitude between runs (ib_send_lat RTT p50 93 us in one round, 7.5 ms and 17.6 ms
-# in others; rdmatop 1.1-20 ms), so the per-round ratio ranged 0.46-376 and the median ratio over
-# rounds was 75, 137, 0.46 and 0.935 in four runs (the last from bench/probe_latency_vm.sh). The
-# 10% check is therefore run only with PROBE_LATENCY_STRICT=1 (on a quiet or KVM host); by
-# default the test asserts the rest and prints the ratio with a loud NOT ASSERTED line.
+# One VM: rdmatop's RC round trip against perftest `ib_send_lat` on the same rxe device, like for
+# like (docs/probes.md, "Accuracy against perftest"):
+#   - back to back: `rdmatop probe --burst N --count 1` sends its N pings in a row on one
+#     connection, as ib_send_lat runs its N iterations;
+#   - the same SEND message: rdmatop's payload plus its 16-byte frame header is ib_send_lat's -s;
+#   - the same completion modes: both sides busy-poll (`rdmatop responder --busy-poll`, an
+#     ib_send_lat server without -e; both clients busy-poll by default);
+#   - interleaved rounds (rdmatop, perftest, rdmatop, ...), so a load change on the host hits
+#     both; the busy responder runs only during its own measurement, so it never takes a vCPU
+#     from perftest. The median of the per-round p50 ratios is what is judged.
+# Also printed, not judged: the default deployment's modes (the responder sleeping on CQ events
+# against an `ib_send_lat -e` server) and rdmatop with spaced probes (--rate 1000).
+#
+# Asserted: every ping answered, no errors, plausible RTTs; long back-to-back runs (3 x --burst
+# 1000, busy responder: send completions lag the echoes, so a miscounted send queue shows up as
+# QP errors and reconnects) without a single QP error; the busy/busy median p50 ratio within
+# [0.67, 1.5]. The issue's 10% is asserted only with PROBE_LATENCY_STRICT=1, because under TCG
+# it does not hold, for reasons measured on a quiet host (load 2-4, 300 pings of 64 B, 3 rounds,
+# docs/probes.md): busy/busy rdmatop 43-55 us against ib_send_lat 36-43 us (ratio 1.2-1.3, also
+# with the TSC clocksource, so not rdmatop's clock reads); event mode 51-74 us against 88-101 us
+# (0.55-0.75: ib_send_lat -e's server also sleeps for each send completion). The old 4x gap was
+# spaced probes (397 us at --rate 1000) against back-to-back perftest; back to back it is gone.
+# Selective signalling (sq_sig_all = 0, every 4th or 16th send signalled, like perftest's
+# cq_mod) was tried and measured: the same p50 (bench/README.md), so the gap is not that.
+# Environment: PROBE_LATENCY_ITERS (300), PROBE_LATENCY_ROUNDS (3), PROBE_LATENCY_STRICT (0),
+# PROBE_LATENCY_LONG (1000: pings per long run).
 set -euo pipefail
 # shellcheck source=tests/vm/cases/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 rdmatop="$1"
-n=${PROBE_LATENCY_ITERS:-200}
-size=64
+n=${PROBE_LATENCY_ITERS:-300}
 rounds=${PROBE_LATENCY_ROUNDS:-3}
+message=64                 # bytes of each SEND on the wire, both tools
+payload=$((message - 16))  # rdmatop's frame header is 16 bytes (docs/probe-protocol.md)
 ip="$RXE_VM_IP"
 cd "$RXE_VM_DIR"
 
-"$rdmatop" responder --listen "$ip" >responder.log 2>&1 &
-responder=$!
-trap 'kill $responder 2>/dev/null || true' EXIT
+trap stop_probe_responder EXIT
+start_responder() { start_probe_responder "$rdmatop" "$ip" "$@"; }
 
-# The responder needs a moment to listen (fork+exec is slow under TCG).
-wait_for_responder "$rdmatop" "$ip" rc_send
+back_to_back() { probe_rtt_us "$rdmatop" "$ip" "$n" --sizes "$payload" --burst "$n" --count 1; }
 
-probe_json() {
-  local out rc=0
-  out=$("$rdmatop" probe "$ip" --transport rc_send --sizes "$size" --count "$n" --rate 1000 \
-    --timeout 5000 --json 2>probe.err) || rc=$?
-  if ((rc != 0)); then
-    echo "$out"
-    cat probe.err responder.log >&2
-    fail "rdmatop probe exited $rc"
-  fi
-  echo "$out"
-}
+median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
 ratios=()
+event_ratios=()
 for ((r = 1; r <= rounds; r++)); do
-  js=$(probe_json)
-  read -r sent answered timed_out errs p50 p99 min max < <(jq -r '.probes[0] |
-    [.sent, .answered, .timed_out, (.qp_errors + .connect_failures),
-     .window.p50 * 1e6, .window.p99 * 1e6, .window.min * 1e6, .window.max * 1e6] | @tsv' <<<"$js")
-  ((sent == n && answered == n && timed_out == 0 && errs == 0)) ||
-    fail "round $r: sent $sent answered $answered timed_out $timed_out errors $errs (want $n)"
-  awk -v a="$min" -v b="$p50" -v c="$max" 'BEGIN { exit !(1 <= a && a <= b && b <= c && c < 1e6) }' ||
-    fail "implausible RTTs: min $min p50 $p50 max $max us"
-  read -r perf_p50 perf_p99 < <(send_lat_rtt_us "$ip" "$size" "$n")
-  [[ -n "$perf_p50" ]] || fail "no latency line from ib_send_lat"
+  start_responder --busy-poll
+  read -r p50 p99 < <(back_to_back)
+  stop_probe_responder
+  [[ -n "${p50:-}" ]] || fail "round $r: no result from rdmatop probe --burst"
+  awk -v a="$p50" -v b="$p99" 'BEGIN { exit !(1 <= a && a <= b && b < 1e6) }' ||
+    fail "round $r: implausible RTTs: p50 $p50 p99 $p99 us"
+  read -r perf_p50 perf_p99 < <(send_lat_rtt_us "$ip" "$message" "$n" busy)
+  [[ -n "${perf_p50:-}" ]] || fail "round $r: no latency line from ib_send_lat"
   ratio=$(awk -v a="$p50" -v b="$perf_p50" 'BEGIN { printf "%.3f", a / b }')
   ratios+=("$ratio")
-  printf 'round %d: rdmatop rc_send RTT p50 %.1f us p99 %.1f us | ib_send_lat RTT (2 x one-way) p50 %.1f us p99 %.1f us | p50 ratio %s\n' \
+  printf 'round %d, busy/busy: rdmatop RTT p50 %.1f us p99 %.1f us | ib_send_lat RTT (2 x one-way) p50 %.1f us p99 %.1f us | p50 ratio %s\n' \
     "$r" "$p50" "$p99" "$perf_p50" "$perf_p99" "$ratio"
+
+  start_responder
+  read -r e50 e99 < <(back_to_back)
+  stop_probe_responder
+  read -r pe50 pe99 < <(send_lat_rtt_us "$ip" "$message" "$n")
+  [[ -n "${e50:-}" && -n "${pe50:-}" ]] || fail "round $r: no event-mode result"
+  event_ratios+=("$(awk -v a="$e50" -v b="$pe50" 'BEGIN { printf "%.3f", a / b }')")
+  printf 'round %d, events at the server (not judged): rdmatop p50 %.1f us p99 %.1f us | ib_send_lat -e p50 %.1f us p99 %.1f us | p50 ratio %s\n' \
+    "$r" "$e50" "$e99" "$pe50" "$pe99" "${event_ratios[-1]}"
 done
-median=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }')
-echo "median p50 ratio rdmatop/perftest over $rounds rounds: $median ($n iterations, $size B)"
-if awk -v m="$median" 'BEGIN { exit !(m >= 0.9 && m <= 1.1) }'; then
-  echo "PASS: rdmatop RC p50 within 10% of perftest on rxe0"
+start_responder
+read -r spaced50 spaced99 < <(probe_rtt_us "$rdmatop" "$ip" "$n" --sizes "$payload" --count "$n" \
+  --rate 1000)
+stop_probe_responder
+printf 'spaced, --rate 1000 (not judged): rdmatop RTT p50 %.1f us p99 %.1f us\n' \
+  "${spaced50:-0}" "${spaced99:-0}"
+
+# probe_rtt_us fails unless all pings are answered with qp_errors 0, so without a reconnect
+# either (the runner reconnects only after a ping that was not answered, probes/runner.cpp).
+long=${PROBE_LATENCY_LONG:-1000}
+start_responder --busy-poll
+for r in 1 2 3; do
+  read -r l50 l99 < <(probe_rtt_us "$rdmatop" "$ip" "$long" --sizes "$payload" --burst "$long" \
+    --count 1)
+  [[ -n "${l50:-}" ]] || fail "long run $r: no result from rdmatop probe --burst $long"
+  printf 'long run %d: %d pings back to back, all answered, no QP errors (p50 %.1f us p99 %.1f us)\n' \
+    "$r" "$long" "$l50" "$l99"
+done
+stop_probe_responder
+
+m=$(printf '%s\n' "${ratios[@]}" | median)
+em=$(printf '%s\n' "${event_ratios[@]}" | median)
+echo "median p50 ratio rdmatop/ib_send_lat over $rounds rounds ($n pings of $message B):" \
+  "busy/busy $m, events at the server $em"
+awk -v m="$m" 'BEGIN { exit !(m >= 0.67 && m <= 1.5) }' ||
+  fail "rdmatop's busy/busy RC p50 is not within [0.67, 1.5] x ib_send_lat's (median $m)"
+if awk -v m="$m" 'BEGIN { exit !(m >= 0.9 && m <= 1.1) }'; then
+  echo "PASS: rdmatop RC p50 within 10% of ib_send_lat on rxe0 (busy/busy median ratio $m)"
 elif [[ "${PROBE_LATENCY_STRICT:-0}" == 1 ]]; then
-  fail "rdmatop p50 is not within 10% of ib_send_lat's (median ratio $median)"
+  fail "rdmatop's busy/busy RC p50 is not within 10% of ib_send_lat's (median ratio $m)"
 else
-  echo "NOT ASSERTED (known gap, see the header): rdmatop p50 is $median x ib_send_lat's," \
-    "outside 10%; PROBE_LATENCY_STRICT=1 makes this a failure"
-  echo "PASS: every probe answered with plausible RTTs; perftest comparison printed above"
+  echo "NOT ASSERTED (known gap, see the header): busy/busy median ratio $m is outside 10%;" \
+    "PROBE_LATENCY_STRICT=1 makes this a failure"
+  echo "PASS: every ping answered, no QP errors in long runs, plausible RTTs, busy/busy p50" \
+    "within [0.67, 1.5] x ib_send_lat"
 fi

@@ -1,0 +1,77 @@
+#include "exporters/simulator/sim_sources.h"
+
+#include <cerrno>
+#include <string>
+#include <utility>
+
+#include "exporters/simulator/devlink_render.h"
+#include "exporters/simulator/nldev_render.h"
+
+namespace rdmatop::sim {
+
+namespace {
+
+class SimulatedDevlinkSource final : public DevlinkSource {
+ public:
+  explicit SimulatedDevlinkSource(const HostModel& host) : host_(host) {}
+
+  Result<std::vector<DevlinkInfo>> info() override {
+    const std::uint32_t seq = ++seq_;
+    return parse_devlink_info_reply(render_devlink_info_reply(host_, kSimulatedDevlinkFamily, seq),
+                                    kSimulatedDevlinkFamily, seq);
+  }
+  Result<std::vector<DevlinkReporterEntry>> health() override {
+    const std::uint32_t seq = ++seq_;
+    return parse_devlink_health_reply(
+        render_devlink_health_reply(host_, kSimulatedDevlinkFamily, seq), kSimulatedDevlinkFamily,
+        seq);
+  }
+
+ private:
+  const HostModel& host_;
+  std::uint32_t seq_ = 0;
+};
+
+class SimulatedEthtoolSource final : public EthtoolSource {
+ public:
+  SimulatedEthtoolSource(std::unique_ptr<EthtoolSource> files, const HostModel& host)
+      : files_(std::move(files)), host_(host) {}
+
+  Result<CounterMap> stats(const std::string& ifname) override { return files_->stats(ifname); }
+  Result<DriverInfo> driver_info(const std::string& ifname) override {
+    return files_->driver_info(ifname);
+  }
+  Result<PauseInfo> pause(const std::string& ifname) override { return files_->pause(ifname); }
+  Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname) override {
+    for (const PortState& port : host_.ports) {
+      // ConnectX-6 Dx has the PCAM pfcc_mask and stall_detect bits the tunable needs
+      // (roce-domain.md §5.1); bnxt_en and virtio_net have no such tunable.
+      if (port.spec.netdev == ifname && port.spec.kind == NicKind::mlx5) {
+        return port.conditions.pfc_storm_prevention_ms;
+      }
+    }
+    return files_->pfc_prevention_tout(ifname);
+  }
+  std::string describe() const override { return "simulator, " + files_->describe(); }
+
+ private:
+  std::unique_ptr<EthtoolSource> files_;
+  const HostModel& host_;
+};
+
+}  // namespace
+
+std::unique_ptr<DevlinkSource> make_simulated_devlink_source(const HostModel& host) {
+  return std::make_unique<SimulatedDevlinkSource>(host);
+}
+
+std::unique_ptr<RdmaNetlinkSource> make_simulated_rdma_netlink_source(const HostModel& host) {
+  return make_replay_rdma_netlink_source(simulated_nldev_recording(host));
+}
+
+std::unique_ptr<EthtoolSource> make_simulated_ethtool_source(std::unique_ptr<EthtoolSource> files,
+                                                             const HostModel& host) {
+  return std::make_unique<SimulatedEthtoolSource>(std::move(files), host);
+}
+
+}  // namespace rdmatop::sim

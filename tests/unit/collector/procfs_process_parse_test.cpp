@@ -1,0 +1,161 @@
+// /proc/<pid>/limits (RLIMIT_MEMLOCK), /proc/<pid>/status (VmPin, CapEff, Cpus_allowed_list)
+// and the kernel's CPU list format: real layouts, "unlimited", missing lines and garbage.
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <string>
+#include <vector>
+
+#include "collector/parse/procfs_process_parse.h"
+
+namespace rdmatop {
+namespace {
+
+// fs/proc/base.c proc_pid_limits: "%-25s %-20s %-20s %-10s\n" after a header of the same widths.
+std::string limits(const std::string& soft, const std::string& hard,
+                   const std::string& units = "bytes") {
+  auto row = [](const std::string& name, const std::string& s, const std::string& h,
+                const std::string& u) {
+    auto pad = [](std::string v, std::size_t w) {
+      v.resize(std::max(v.size(), w), ' ');
+      return v;
+    };
+    return pad(name, 25) + " " + pad(s, 20) + " " + pad(h, 20) + " " + pad(u, 10) + "\n";
+  };
+  return row("Limit", "Soft Limit", "Hard Limit", "Units") +
+         row("Max cpu time", "unlimited", "unlimited", "seconds") +
+         row("Max processes", "63419", "63419", "processes") +
+         row("Max locked memory", soft, hard, units) +
+         row("Max address space", "unlimited", "unlimited", "bytes") +
+         row("Max realtime timeout", "unlimited", "unlimited", "us");
+}
+
+const std::string kStatus =
+    "Name:\tibv_rc_pingpong\n"
+    "Umask:\t0022\n"
+    "State:\tS (sleeping)\n"
+    "Pid:\t4321\n"
+    "VmLck:\t       0 kB\n"
+    "VmPin:\t    8200 kB\n"
+    "VmHWM:\t    9000 kB\n"
+    "CapInh:\t0000000000000000\n"
+    "CapPrm:\t000001ffffffffff\n"
+    "CapEff:\t000001ffffffffff\n"
+    "Cpus_allowed:\tff\n"
+    "Cpus_allowed_list:\t0-3,6\n"
+    "Mems_allowed_list:\t0\n";
+
+}  // namespace
+
+TEST_CASE("parse_proc_limits_memlock reads the soft and hard RLIMIT_MEMLOCK", "[procfs]") {
+  struct Case {
+    const char* name;
+    std::string text;
+    ResourceLimit expected;
+  };
+  const std::vector<Case> cases = {
+      {"kernel default 8 MiB", limits("8388608", "8388608"), {8388608, 8388608}},
+      {"unlimited", limits("unlimited", "unlimited"), {std::nullopt, std::nullopt}},
+      {"soft below unlimited hard", limits("65536", "unlimited"), {65536, std::nullopt}},
+      {"zero", limits("0", "0"), {0, 0}},
+      {"largest",
+       limits("18446744073709551615", "18446744073709551615"),
+       {18446744073709551615ULL, 18446744073709551615ULL}},
+      {"no trailing newline",
+       "Limit Soft Limit Hard Limit Units\nMax locked memory 1024 2048 bytes",
+       {1024, 2048}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.name);
+    auto r = parse_proc_limits_memlock(c.text);
+    REQUIRE(r.ok());
+    CHECK(*r == c.expected);
+  }
+}
+
+TEST_CASE("parse_proc_limits_memlock rejects what it cannot read", "[procfs]") {
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {"empty", ""},
+      {"no memlock row", "Limit Soft Limit Hard Limit Units\nMax cpu time unlimited unlimited s\n"},
+      {"row name prefix only", "Max locked memoryX 1 1 bytes\n"},
+      {"negative", limits("-1", "8388608")},
+      {"overflow", limits("18446744073709551616", "1")},
+      {"hex", limits("0x1000", "1")},
+      {"other unit", limits("8192", "8192", "kB")},
+      {"missing hard", "Max locked memory         8192                 bytes\n"},
+      {"extra field", "Max locked memory 1 1 bytes extra\n"},
+      {"garbage", std::string("\xff\xfe\0Max locked memory", 21)},
+  };
+  for (const auto& [name, text] : cases) {
+    INFO(name);
+    auto r = parse_proc_limits_memlock(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == EPROTO);
+  }
+}
+
+TEST_CASE("parse_proc_status reads VmPin, CapEff and the allowed CPUs", "[procfs]") {
+  auto r = parse_proc_status(kStatus);
+  REQUIRE(r.ok());
+  CHECK(r->pinned_bytes == 8200u * 1024u);
+  CHECK(r->cap_effective == 0x1ffffffffffULL);
+  CHECK(r->cpus == std::vector<std::uint32_t>{0, 1, 2, 3, 6});
+  CHECK(((*r->cap_effective >> kCapIpcLock) & 1U) == 1U);
+}
+
+TEST_CASE("parse_proc_status: absent lines are absent fields", "[procfs]") {
+  // A kernel thread has no mm, so no Vm* lines; an old kernel may lack Cpus_allowed_list.
+  auto r = parse_proc_status("Name:\tkworker/0:1\nCapEff:\t0000000000000000\n");
+  REQUIRE(r.ok());
+  CHECK_FALSE(r->pinned_bytes);
+  CHECK(r->cap_effective == 0u);
+  CHECK_FALSE(r->cpus);
+}
+
+TEST_CASE("parse_proc_status rejects malformed fields and non-status text", "[procfs]") {
+  const std::vector<std::pair<const char*, std::string>> cases = {
+      {"empty", ""},
+      {"no Name line", "VmPin:\t0 kB\n"},
+      {"VmPin without unit", "Name:\tx\nVmPin:\t12\n"},
+      {"VmPin negative", "Name:\tx\nVmPin:\t-12 kB\n"},
+      {"VmPin overflowing bytes", "Name:\tx\nVmPin:\t18446744073709551615 kB\n"},
+      {"CapEff not hex", "Name:\tx\nCapEff:\tzzzz\n"},
+      {"CapEff too wide", "Name:\tx\nCapEff:\t1ffffffffffffffff\n"},
+      {"bad CPU list", "Name:\tx\nCpus_allowed_list:\t3-1\n"},
+  };
+  for (const auto& [name, text] : cases) {
+    INFO(name);
+    auto r = parse_proc_status(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == EPROTO);
+  }
+}
+
+TEST_CASE("parse_cpu_list reads the kernel's %*pbl format", "[procfs]") {
+  struct Case {
+    std::string text;
+    std::vector<std::uint32_t> cpus;
+  };
+  const std::vector<Case> cases = {
+      {"0\n", {0}}, {"0-3\n", {0, 1, 2, 3}}, {"0-1,4,6-7", {0, 1, 4, 6, 7}}, {"\n", {}},
+      {"", {}},     {"8191", {8191}},
+  };
+  for (const auto& c : cases) {
+    INFO(c.text);
+    auto r = parse_cpu_list(c.text);
+    REQUIRE(r.ok());
+    CHECK(*r == c.cpus);
+  }
+}
+
+TEST_CASE("parse_cpu_list rejects malformed and unbounded lists", "[procfs]") {
+  for (const std::string text : {"a", "1-", "-1", "3-1", "0,,1", "0,", "1,0", "0-2,2", "0 1",
+                                 "8192", "0-4294967295", "4294967296", "0x1", "1-2-3"}) {
+    INFO(text);
+    auto r = parse_cpu_list(text);
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code == EPROTO);
+  }
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,141 @@
+// The simulated host's RDMA netlink: the rendered device and resource dumps are complete
+// replies the collector's own parser accepts, laid out like the captured kernel replies (nests
+// without NLA_F_NESTED), and they name the owners the model holds: ib_core's objects on every
+// device plus each process's on its devices, split over several messages when there are many.
+#include <libmnl/libmnl.h>
+#include <linux/netlink.h>
+#include <rdma/rdma_netlink.h>
+
+#include <catch2/catch.hpp>
+#include <map>
+
+#include "exporters/simulator/nldev_render.h"
+#include "exporters/simulator/sim_sources.h"
+
+using namespace rdmatop;
+using namespace rdmatop::sim;
+
+namespace {
+
+constexpr std::uint32_t kSeq = 9;
+
+HostModel host_with(std::vector<SimProcess> processes) {
+  HostModel host = make_host_model(default_host());
+  host.processes = std::move(processes);
+  return host;
+}
+
+SimProcess process(std::uint32_t pid, std::vector<std::string> devices, std::uint32_t qps) {
+  SimProcess p;
+  p.pid = pid;
+  p.comm = "p" + std::to_string(pid);
+  p.devices = std::move(devices);
+  p.qps = qps;
+  p.cqs = 2;
+  p.mrs = 3;
+  p.pds = 1;
+  p.pinned_bytes = 3 * 4096;
+  return p;
+}
+
+/// Objects per owner ("pid" or "[kernel name]") in a parsed dump.
+std::map<std::string, int> owners(const std::vector<NldevResOwner>& list) {
+  std::map<std::string, int> out;
+  for (const auto& o : list) ++out[o.pid ? std::to_string(*o.pid) : "[" + o.kern_name + "]"];
+  return out;
+}
+
+/// Number of messages of `type` and whether any top-level attribute carries NLA_F_NESTED.
+std::pair<int, bool> messages(const std::vector<std::uint8_t>& bytes, std::uint16_t type) {
+  int n = 0;
+  bool flagged = false;
+  std::size_t offset = 0;
+  while (offset + sizeof(nlmsghdr) <= bytes.size()) {
+    const auto* nlh = reinterpret_cast<const nlmsghdr*>(bytes.data() + offset);
+    if (nlh->nlmsg_type == type) {
+      ++n;
+      const auto* end = reinterpret_cast<const std::uint8_t*>(nlh) + nlh->nlmsg_len;
+      const auto* attr = static_cast<const nlattr*>(mnl_nlmsg_get_payload(nlh));
+      while (
+          mnl_attr_ok(attr, static_cast<int>(end - reinterpret_cast<const std::uint8_t*>(attr)))) {
+        flagged = flagged || (attr->nla_type & NLA_F_NESTED) != 0;
+        attr = mnl_attr_next(attr);
+      }
+    }
+    offset += NLMSG_ALIGN(nlh->nlmsg_len);
+  }
+  return {n, flagged};
+}
+
+}  // namespace
+
+TEST_CASE("Simulated nldev device dump: every device, in host order", "[simulator][nldev]") {
+  const HostModel host = host_with({});
+  const auto devices = parse_dev_get_reply(render_nldev_devices_reply(host, kSeq), kSeq);
+  REQUIRE(devices.ok());
+  REQUIRE(devices->size() == host.ports.size());
+  for (std::uint32_t i = 0; i < devices->size(); ++i) {
+    CHECK((*devices)[i].index == i);
+    CHECK((*devices)[i].name == host.ports[i].spec.device);
+    CHECK((*devices)[i].fw_version == running_fw(host.ports[i]));
+    CHECK((*devices)[i].protocol == "roce");
+  }
+  // A reply for another request is refused by the parser, not mistaken for this one.
+  CHECK_FALSE(parse_dev_get_reply(render_nldev_devices_reply(host, kSeq), kSeq + 1).ok());
+}
+
+TEST_CASE("Simulated resource dumps name ib_core and the processes on their devices",
+          "[simulator][nldev]") {
+  const HostModel host =
+      host_with({process(100, {"mlx5_0", "mlx5_1"}, 3), process(200, {"mlx5_0"}, 1)});
+  struct Row {
+    NldevResKind kind;
+    std::uint32_t dev;
+    std::map<std::string, int> expected;
+  };
+  const Row rows[] = {
+      {NldevResKind::qp, 0, {{"[ib_core]", 1}, {"100", 3}, {"200", 1}}},
+      {NldevResKind::qp, 1, {{"[ib_core]", 1}, {"100", 3}}},
+      {NldevResKind::qp, 2, {{"[ib_core]", 1}}},
+      {NldevResKind::cq, 0, {{"[ib_core]", 1}, {"100", 2}, {"200", 2}}},
+      {NldevResKind::mr, 0, {{"100", 3}, {"200", 3}}},  // ib_core registers no MR
+      {NldevResKind::mr, 2, {}},
+      {NldevResKind::pd, 1, {{"[ib_core]", 1}, {"100", 1}}},
+  };
+  for (const Row& row : rows) {
+    INFO(to_string(row.kind) << " of device " << row.dev);
+    const auto bytes = render_nldev_res_reply(host, row.kind, row.dev, kSeq);
+    const auto parsed = parse_res_dump_reply(row.kind, bytes, kSeq);
+    REQUIRE(parsed.ok());
+    CHECK(owners(*parsed) == row.expected);
+    for (const auto& o : *parsed) CHECK(o.dev_name == host.ports[row.dev].spec.device);
+  }
+}
+
+TEST_CASE("A large dump spans several messages, nests unflagged as nldev sends them",
+          "[simulator][nldev]") {
+  const HostModel host = host_with({process(300, {"bnxt_re0"}, 70)});
+  const auto bytes = render_nldev_res_reply(host, NldevResKind::qp, 2, kSeq);
+  const auto [count, flagged] = messages(bytes, static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(
+                                                    RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET)));
+  CHECK(count == 3);  // 71 objects, 32 per message
+  CHECK_FALSE(flagged);
+  const auto parsed = parse_res_dump_reply(NldevResKind::qp, bytes, kSeq);
+  REQUIRE(parsed.ok());
+  CHECK(owners(*parsed) == std::map<std::string, int>{{"[ib_core]", 1}, {"300", 70}});
+}
+
+TEST_CASE("The simulated RDMA netlink source answers through the live client's code",
+          "[simulator][nldev]") {
+  const HostModel host = host_with({process(400, {"mlx5_1"}, 2)});
+  auto source = make_simulated_rdma_netlink_source(host);
+  const auto devices = source->devices();
+  REQUIRE(devices.ok());
+  REQUIRE(devices->size() == 3);
+  const auto qps = source->resource_owners(NldevResKind::qp, 1);
+  REQUIRE(qps.ok());
+  CHECK(owners(*qps) == std::map<std::string, int>{{"[ib_core]", 1}, {"400", 2}});
+  // What the simulated kernel does not serve fails clearly rather than answering wrong.
+  CHECK_FALSE(source->resource_owners(NldevResKind::qp, 7).ok());
+  CHECK_FALSE(source->port_counters(0, 1).ok());
+}

@@ -1,0 +1,92 @@
+#!/bin/bash
+# Inside the rxe VM: the processes holding RDMA objects (host readiness), read from the real
+# kernel's RDMA netlink resource dumps and /proc.
+#   * An ibv_rc_pingpong server on rxe0 (it creates its PD, MR, CQ and QP before it waits for a
+#     client) runs with RLIMIT_MEMLOCK set to 1 MiB; `rdmatop report --json` must list its PID
+#     with comm "ibv_rc_pingpong", QP/CQ/MR/PD counts > 0 on rxe0, memlock_soft_bytes 1048576,
+#     a pinned_bytes value, cap_ipc_lock true (it runs as root) and, where the kernel has NUMA
+#     sysfs, the NUMA nodes of its CPUs (all of this VM's).
+#   * Every owner's QP, CQ, MR and PD counts on rxe0 must equal `rdma -j resource show` taken in
+#     the same run (kernel users, e.g. ib_core's GSI QP, included).
+#   * The same with --counters sysfs: the owners need RDMA netlink, not the netlink counters.
+#   * The rdma-processes statuses are ok.
+# Usage: rdma-processes.sh RDMATOP_BINARY
+set -euo pipefail
+# shellcheck source=tests/vm/cases/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+rdmatop="${1:?usage: rdma-processes.sh RDMATOP_BINARY}"
+[[ -x "$rdmatop" ]] || fail "not executable: $rdmatop"
+tmp=$(mktemp -d)
+server=
+trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null || true' EXIT
+
+# ulimit -l is in KiB; exec keeps the PID, so $! is the pingpong server itself.
+bash -c 'ulimit -l 1024 && exec ibv_rc_pingpong -d rxe0 -g "$1" -s 64 -n 5 -p 18520' _ \
+  "$RXE_VM_GID_INDEX" >"$tmp/server.log" 2>&1 &
+server=$!
+# Its objects exist once it listens for the client's TCP connection.
+for ((i = 0; ; i++)); do
+  ss -Hltn 'sport = :18520' | grep -q . && break
+  kill -0 "$server" 2>/dev/null || { cat "$tmp/server.log"; fail "ibv_rc_pingpong server died"; }
+  ((i < 300)) || fail "ibv_rc_pingpong server not listening after 30 s"
+  sleep 0.1
+done
+
+"$rdmatop" report --json --interval 0 >"$tmp/report.json" || fail "rdmatop report exited $?"
+for kind in qp cq mr pd; do
+  rdma -j resource show "$kind" >"$tmp/rdma-$kind.json" || fail "rdma resource show $kind failed"
+done
+"$rdmatop" report --json --interval 0 --counters sysfs >"$tmp/sysfs.json" ||
+  fail "rdmatop report --counters sysfs exited $?"
+kill -0 "$server" 2>/dev/null || { cat "$tmp/server.log"; fail "server exited during the reads"; }
+
+# The server's entry.
+jq -e --argjson pid "$server" '
+  [.host_readiness.processes[] | select(.pid == $pid)] | length == 1' "$tmp/report.json" \
+  >/dev/null || fail "pid $server not listed: $(jq -c '.host_readiness.processes' "$tmp/report.json")"
+jq -c --argjson pid "$server" '.host_readiness.processes[] | select(.pid == $pid)' \
+  "$tmp/report.json" >"$tmp/server.json"
+echo "server entry: $(cat "$tmp/server.json")"
+jq -e '.comm == "ibv_rc_pingpong"
+  and .qps.rxe0 > 0 and .cqs.rxe0 > 0 and .mrs.rxe0 > 0 and .pds.rxe0 > 0
+  and .memlock_soft_bytes == 1048576 and .memlock_unlimited == false
+  and (.pinned_bytes | type) == "number" and .cap_ipc_lock == true' "$tmp/server.json" \
+  >/dev/null || fail "server entry is wrong"
+if [[ -d /sys/devices/system/node/node0 ]]; then
+  # The server may run on every CPU, hence on every node that has CPUs.
+  want=$(grep -l . /sys/devices/system/node/node*/cpulist | sed 's|.*/node\([0-9]*\)/cpulist|\1|' |
+    sort -n | paste -sd, -)
+  got=$(jq -r '.cpu_numa_nodes | join(",")' "$tmp/server.json")
+  [[ "$got" == "$want" ]] || fail "cpu_numa_nodes [$got], expected [$want]"
+  # rxe is virtual: no NUMA node, so no placement.
+  jq -e '.numa_placement.rxe0 == null' "$tmp/server.json" >/dev/null ||
+    fail "numa_placement of rxe0 should be null"
+fi
+
+# Every owner's counts on rxe0 against iproute2's, one line per (kind, owner): "kind owner n".
+# iproute2 names a user owner by pid and a kernel one by its name (brackets dropped here).
+for kind in qp cq mr pd; do
+  jq -r --arg k "$kind" '.[] | select(.ifname == "rxe0")
+    | "\($k) \(if .pid then (.pid | tostring) else (.comm | ltrimstr("[") | rtrimstr("]")) end)"' \
+    "$tmp/rdma-$kind.json"
+done | sort | uniq -c | awk '{ print $2, $3, $1 }' | sort >"$tmp/expected"
+for f in report sysfs; do
+  jq -r '.host_readiness.processes[] as $p
+    | ["qp", "cq", "mr", "pd"][] as $k
+    | ($p[$k + "s"].rxe0 // empty) as $n
+    | "\($k) \(if $p.pid != 0 then ($p.pid | tostring) else ($p.comm | ltrimstr("[") | rtrimstr("]")) end) \($n)"' \
+    "$tmp/$f.json" | sort >"$tmp/actual-$f"
+  if ! diff -u "$tmp/expected" "$tmp/actual-$f"; then
+    fail "owners ($f run) differ from rdma resource show (- rdma, + rdmatop)"
+  fi
+done
+grep -q "^qp $server " "$tmp/expected" || fail "rdma resource show lacks the server's QP"
+echo "owners on rxe0 equal rdma resource show: $(tr '\n' ';' <"$tmp/expected")"
+
+# Statuses: the host-wide one and rxe0's, all ok.
+jq -e '[.sources[] | select(.source == "rdma-processes")]
+  | length >= 2 and all(.state == "ok")' "$tmp/report.json" >/dev/null ||
+  fail "rdma-processes statuses: $(jq -c '[.sources[] | select(.source == "rdma-processes")]' \
+    "$tmp/report.json")"
+echo "PASS: pid $server (ibv_rc_pingpong) listed with its objects, memlock 1 MiB and CPUs"
