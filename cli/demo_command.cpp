@@ -4,9 +4,11 @@
 // otherwise (or with --ticks) it plays in simulated time and prints text reports.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <memory>
+#include <tuple>
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
@@ -45,9 +47,18 @@ int list_scenarios() {
   return 0;
 }
 
-/// Ranks a report by how bad it is: worst active severity, then the number of findings.
-std::pair<int, std::size_t> badness(const Report& report) {
-  return {static_cast<int>(worst_active_severity(report.findings)), report.findings.size()};
+/// Ranks a report by how bad it is: worst firing severity, then worst active (pending counts),
+/// then the number of firing findings, then of all. Firing comes first so that the moment a
+/// rule confirms beats the first tick it turned pending (same severity, same count).
+std::tuple<Severity, Severity, std::size_t, std::size_t> badness(const Report& report) {
+  Severity firing = Severity::none;
+  std::size_t firing_count = 0;
+  for (const auto& f : report.findings) {
+    if (f.state != FindingState::firing) continue;
+    firing = std::max(firing, f.severity);
+    ++firing_count;
+  }
+  return {firing, worst_active_severity(report.findings), firing_count, report.findings.size()};
 }
 
 void print_report(const Report& report, const sim::Simulator& sim, std::uint64_t tick, bool json) {
