@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "probes/address.h"
 #include "probes/handshake.h"
 #include "probes/transport.h"
 #include "probes/verbs_resources.h"
@@ -39,21 +40,10 @@ int ms_until(Clock::time_point deadline) {
   return static_cast<int>(std::clamp<long long>(left.count(), 1, 1 << 30));
 }
 
-struct AddrinfoDeleter {
-  void operator()(addrinfo* ai) const { freeaddrinfo(ai); }
-};
-
-Result<std::unique_ptr<addrinfo, AddrinfoDeleter>> lookup(const std::string& host,
-                                                          std::uint16_t port, bool numeric) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV | (numeric ? AI_NUMERICHOST : 0);
-  addrinfo* out = nullptr;
-  const std::string service = std::to_string(port);
-  const int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &out);
-  if (rc != 0) return Error{EHOSTUNREACH, fmt::format("resolve {}: {}", host, gai_strerror(rc))};
-  return std::unique_ptr<addrinfo, AddrinfoDeleter>(out);
+/// host:port for rdma_resolve_addr; `numeric`: an address only (the local bind address).
+Result<AddrinfoPtr> lookup(const std::string& host, std::uint16_t port, bool numeric) {
+  return resolve_stream(host, std::to_string(port),
+                        AI_NUMERICSERV | (numeric ? AI_NUMERICHOST : 0));
 }
 
 std::string cm_failure(const CmEvent& event) {
@@ -184,7 +174,7 @@ class RcTransport final : public Transport {
     }
     auto dst = lookup(endpoint.host, endpoint.port, false);
     if (!dst) return Error{dst.error().code, "resolve_addr: " + dst.error().message};
-    std::unique_ptr<addrinfo, AddrinfoDeleter> src;
+    AddrinfoPtr src;
     if (!options_.local_address.empty()) {
       auto local = lookup(options_.local_address, 0, true);
       if (!local) return Error{local.error().code, "resolve_addr: " + local.error().message};

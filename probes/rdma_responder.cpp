@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "probes/address.h"
 #include "probes/handshake.h"
 #include "probes/verbs_resources.h"
 
@@ -350,16 +351,11 @@ Result<std::unique_ptr<RdmaResponder>> RdmaResponder::listen(const std::string& 
                                                              std::uint16_t port,
                                                              ResponderLimits limits,
                                                              ResponderLog log, bool busy_poll) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
-  addrinfo* ai = nullptr;
-  const std::string service = std::to_string(port);
   const std::string host = address.empty() ? "0.0.0.0" : address;
-  const int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &ai);
-  if (rc != 0) return Error{EINVAL, fmt::format("listen {}: {}", host, gai_strerror(rc))};
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(ai, &freeaddrinfo);
+  auto resolved =
+      resolve_stream(host, std::to_string(port), AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV);
+  if (!resolved) return Error{EINVAL, "listen: " + resolved.error().message};
+  const addrinfo* ai = resolved->get();
 
   auto impl = std::make_unique<Impl>(std::move(limits), std::move(log), busy_poll);
   impl->channel.reset(rdma_create_event_channel());

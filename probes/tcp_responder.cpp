@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include "probes/address.h"
 #include "probes/handshake.h"
 #include "probes/tcp_socket.h"
 
@@ -229,16 +230,10 @@ Result<std::unique_ptr<TcpResponder>> TcpResponder::listen(const std::string& ad
                                                            std::uint16_t port,
                                                            ResponderLimits limits,
                                                            ResponderLog log) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV;
-  addrinfo* ai = nullptr;
-  const std::string service = std::to_string(port);
-  const int rc =
-      getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints, &ai);
-  if (rc != 0) return Error{EINVAL, fmt::format("listen {}: {}", address, gai_strerror(rc))};
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> guard(ai, &freeaddrinfo);
+  auto resolved =
+      resolve_stream(address, std::to_string(port), AI_PASSIVE | AI_NUMERICHOST | AI_NUMERICSERV);
+  if (!resolved) return Error{EINVAL, "listen: " + resolved.error().message};
+  const addrinfo* ai = resolved->get();
   UniqueFd fd(::socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
   if (!fd) return errno_error(errno, "socket");
   const int one = 1;

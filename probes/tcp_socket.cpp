@@ -12,6 +12,8 @@
 
 #include <fmt/format.h>
 
+#include "probes/address.h"
+
 namespace rdmatop::probes {
 namespace {
 
@@ -21,26 +23,6 @@ int remaining_ms(Deadline deadline) {
   if (left.count() <= 0) return 0;
   // Round up so a sub-millisecond remainder still waits instead of spinning.
   return static_cast<int>(std::min<long long>(left.count() + 1, 1 << 30));
-}
-
-struct AddrinfoDeleter {
-  void operator()(addrinfo* ai) const { freeaddrinfo(ai); }
-};
-using AddrinfoPtr = std::unique_ptr<addrinfo, AddrinfoDeleter>;
-
-Result<AddrinfoPtr> resolve(const std::string& host, const std::string& service, int flags) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = flags;
-  addrinfo* out = nullptr;
-  const int rc =
-      getaddrinfo(host.c_str(), service.empty() ? nullptr : service.c_str(), &hints, &out);
-  if (rc != 0) {
-    return Error{rc == EAI_SYSTEM ? errno : EHOSTUNREACH,
-                 fmt::format("resolve {}: {}", host, gai_strerror(rc))};
-  }
-  return AddrinfoPtr(out);
 }
 
 }  // namespace
@@ -116,7 +98,7 @@ std::optional<Error> recv_exact(int fd, std::span<std::uint8_t> bytes, Deadline 
 
 Result<UniqueFd> tcp_connect(const std::string& host, std::uint16_t port,
                              const std::string& local_address, Deadline deadline) {
-  auto remote = resolve(host, std::to_string(port), AI_NUMERICSERV);
+  auto remote = resolve_stream(host, std::to_string(port), AI_NUMERICSERV);
   if (!remote) return remote.error();
   Error last{EHOSTUNREACH, fmt::format("connect {}: no address", host)};
   for (const addrinfo* ai = remote->get(); ai != nullptr; ai = ai->ai_next) {
@@ -127,7 +109,7 @@ Result<UniqueFd> tcp_connect(const std::string& host, std::uint16_t port,
     }
     if (auto err = set_nonblocking(fd.get())) return *err;
     if (!local_address.empty()) {
-      auto local = resolve(local_address, "", AI_NUMERICHOST | AI_PASSIVE);
+      auto local = resolve_stream(local_address, "", AI_NUMERICHOST | AI_PASSIVE);
       if (!local) return local.error();
       if (::bind(fd.get(), local->get()->ai_addr, local->get()->ai_addrlen) != 0) {
         last = errno_error(errno, fmt::format("bind {}", local_address));
