@@ -40,25 +40,12 @@ Result<std::vector<std::uint8_t>> find_genl_reply(std::span<const std::uint8_t> 
   return Error{ENOMSG, "no reply to request " + std::to_string(seq)};
 }
 
-/// Starts a request with the netlink and generic-netlink headers in `buf`.
-nlmsghdr* put_genl_header(AlignedBuffer& buf, std::uint16_t type, std::uint8_t cmd,
-                          std::uint8_t version, std::uint32_t seq) {
-  nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
-  nlh->nlmsg_type = type;
-  nlh->nlmsg_flags = NLM_F_REQUEST;
-  nlh->nlmsg_seq = seq;
-  auto* genl = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
-  genl->cmd = cmd;
-  genl->version = version;
-  return nlh;
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> build_genl_family_request(std::string_view family, std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(family.size());
   // The controller speaks version 1 [src: iproute2 lib/libgenl.c genl_resolve_family].
-  nlmsghdr* nlh = put_genl_header(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, seq);
+  nlmsghdr* nlh = start_genl_request(buf, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, NLM_F_REQUEST, seq);
   mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, std::string(family).c_str());
   return message_bytes(nlh);
 }
@@ -84,7 +71,8 @@ Result<std::uint16_t> parse_genl_family_reply(std::span<const std::uint8_t> data
 std::vector<std::uint8_t> build_pause_get_request(std::uint16_t family_id, std::string_view ifname,
                                                   std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(ifname.size());
-  nlmsghdr* nlh = put_genl_header(buf, family_id, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_GENL_VERSION, seq);
+  nlmsghdr* nlh = start_genl_request(buf, family_id, ETHTOOL_MSG_PAUSE_GET, ETHTOOL_GENL_VERSION,
+                                     NLM_F_REQUEST, seq);
   nlattr* header = mnl_attr_nest_start(nlh, ETHTOOL_A_PAUSE_HEADER);
   mnl_attr_put_strz(nlh, ETHTOOL_A_HEADER_DEV_NAME, std::string(ifname).c_str());
   // ETHTOOL_FLAG_STATS asks for ETHTOOL_A_PAUSE_STATS, as `ethtool -I` does
