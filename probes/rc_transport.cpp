@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "probes/address.h"
+#include "probes/coarse_clock.h"
 #include "probes/handshake.h"
 #include "probes/transport.h"
 #include "probes/verbs_resources.h"
@@ -34,6 +35,11 @@ constexpr std::uint8_t kTransportRetry = 7;
 /// Empty CQ polls between two clock reads while busy-polling (the timeout's granularity: a poll
 /// takes well under a microsecond on hardware).
 constexpr unsigned kPollsPerClockRead = 64;
+/// How often a ping looks for rdma_cm events (the responder leaving) on the fast path. Looking
+/// is a syscall (a write to the rdma_cm device that answers EAGAIN): once per ping it cost
+/// rxe back-to-back pings a measurable share of their round trip. A ping that times out always
+/// looks, so a responder that left is reported as a lost connection, never as a lost ping.
+constexpr auto kCmEventCheckInterval = std::chrono::milliseconds(100);
 
 int ms_until(Clock::time_point deadline) {
   const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
@@ -75,7 +81,10 @@ class RcTransport final : public Transport {
       result.error = "not connected";
       return result;
     }
-    if (auto gone = check_cm_events()) return broken(result, *gone);
+    if (last_clock_read_ >= next_cm_event_check_) {
+      next_cm_event_check_ = last_clock_read_ + kCmEventCheckInterval;
+      if (auto gone = check_cm_events()) return broken(result, *gone);
+    }
     if (payload_bytes > options_.max_payload) {
       result.outcome = PingResult::Outcome::qp_error;
       result.error =
@@ -121,6 +130,7 @@ class RcTransport final : public Transport {
     if (length <= res_->max_inline) wr.send_flags = IBV_SEND_INLINE;
     ibv_send_wr* bad = nullptr;
     const auto start = Clock::now();
+    last_clock_read_ = start;
     const auto deadline = start + timeout;
     if (const int rc = ibv_post_send(res_->id->qp, &wr, &bad); rc != 0) {
       return broken(result, fmt::format("ibv_post_send: {}", std::strerror(rc)));
@@ -255,6 +265,7 @@ class RcTransport final : public Transport {
     port_ = id->port_num;
     sequence_ = 0;
     outstanding_sends_ = 0;
+    next_cm_event_check_ = {};  // the first ping looks
     return std::nullopt;
   }
 
@@ -381,10 +392,11 @@ class RcTransport final : public Transport {
       const int n = ibv_poll_cq(res_->cq.get(), kDepth, wcs.data());
       if (n < 0) return broken(result, "ibv_poll_cq failed");
       if (n == 0) {
-        // Busy polling looks at the clock only every kPollsPerClockRead empty polls: where a
-        // clock read is slow (no TSC clocksource, emulation) it would delay seeing the echo.
+        // Busy polling looks at the (coarse, cheap) clock only every kPollsPerClockRead empty
+        // polls: time spent reading the clock delays seeing the echo.
         if (options_.busy_poll && ++empty_polls % kPollsPerClockRead != 0) continue;
-        if (Clock::now() >= deadline) {
+        if (coarse_now() >= deadline) {
+          if (auto gone = check_cm_events()) return broken(result, *gone);
           result.outcome = PingResult::Outcome::timed_out;
           result.error = "no echo within the timeout";
           return result;
@@ -402,6 +414,7 @@ class RcTransport final : public Transport {
         continue;
       }
       const auto now = Clock::now();
+      last_clock_read_ = now;
       bool answered = false;
       for (int i = 0; i < n; ++i) {
         // Every completion of the batch is handled, also those after the echo: a send
@@ -448,6 +461,10 @@ class RcTransport final : public Transport {
   std::uint32_t remote_rkey_ = 0;
   std::uint64_t sequence_ = 0;
   int outstanding_sends_ = 0;
+  /// The newest clock value a ping read (its send or an echo): the fast path decides on it
+  /// whether to look for rdma_cm events, without a clock read of its own.
+  Clock::time_point last_clock_read_{};
+  Clock::time_point next_cm_event_check_{};
   bool connected_ = false;
   std::string device_;
   std::uint32_t port_ = 0;

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "probes/address.h"
+#include "probes/coarse_clock.h"
 #include "probes/handshake.h"
 #include "probes/verbs_resources.h"
 
@@ -45,6 +46,9 @@ struct Connection {
   std::uint64_t reply_addr = 0;
   std::uint32_t reply_rkey = 0;
   Clock::time_point deadline{};
+  /// Set per echo; housekeeping then moves the idle deadline. Reading the clock per echo
+  /// instead is a syscall where the clocksource has no vDSO (an rxe VM under emulation).
+  bool echoed_since_housekeeping = false;
 };
 
 }  // namespace
@@ -241,7 +245,7 @@ struct RdmaResponder::Impl final : ResponderCore {
     ibv_send_wr* bad = nullptr;
     if (ibv_post_send(c.res.id->qp, &wr, &bad) != 0) return false;
     counters.echoed.fetch_add(1, std::memory_order_relaxed);
-    c.deadline = Clock::now() + admission.limits().idle_timeout;
+    c.echoed_since_housekeeping = true;
     return true;
   }
 
@@ -295,10 +299,10 @@ struct RdmaResponder::Impl final : ResponderCore {
     housekeeping((fds[0].revents & POLLIN) != 0);
   }
 
-  // Busy polling: every CQ in turn, without sleeping, for `max_wait`. The clock is read every
-  // kTurnsPerClockRead turns and rdma_cm events and idle deadlines are handled once per
-  // millisecond, so the echo path pays neither a syscall nor a (possibly slow) clock read per
-  // turn.
+  // Busy polling: every CQ in turn, without sleeping, for `max_wait`. The coarse clock is read
+  // every kTurnsPerClockRead turns and rdma_cm events and idle deadlines are handled once per
+  // millisecond (or scheduler tick, the coarse clock's step), so the echo path pays neither a
+  // syscall nor a (possibly slow) precise clock read per turn.
   void spin(std::chrono::milliseconds max_wait) {
     constexpr unsigned kTurnsPerClockRead = 64;
     const auto until = Clock::now() + max_wait;
@@ -310,7 +314,7 @@ struct RdmaResponder::Impl final : ResponderCore {
         it = next;
       }
       if (turn % kTurnsPerClockRead != 0) continue;
-      const auto now = Clock::now();
+      const auto now = coarse_now();
       if (now >= next_check) {
         housekeeping(true);
         next_check = now + std::chrono::milliseconds(1);
@@ -325,6 +329,10 @@ struct RdmaResponder::Impl final : ResponderCore {
     const auto now = Clock::now();
     for (auto it = connections.begin(); it != connections.end();) {
       auto next = std::next(it);
+      if (it->second->echoed_since_housekeeping) {
+        it->second->deadline = now + admission.limits().idle_timeout;
+        it->second->echoed_since_housekeeping = false;
+      }
       if (now >= it->second->deadline) {
         if (!it->second->established) {
           refuse_log(it->second->peer, {AcceptStatus::bad_hello, "handshake never completed"});

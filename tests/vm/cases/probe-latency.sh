@@ -6,8 +6,8 @@
 #   - the same SEND message: rdmatop's payload plus its 16-byte frame header is ib_send_lat's -s;
 #   - the same completion modes: both sides busy-poll (`rdmatop responder --busy-poll`, an
 #     ib_send_lat server without -e; both clients busy-poll by default);
-#   - interleaved rounds (rdmatop, perftest, rdmatop, ...), so a load change on the host hits
-#     both; the busy responder runs only during its own measurement, so it never takes a vCPU
+#   - interleaved rounds, alternating which tool goes first, so a load change on the host hits
+#     both alike; the busy responder runs only during its own measurement, so it never takes a vCPU
 #     from perftest. The median of the per-round p50 ratios is what is judged.
 # Also printed, not judged: the default deployment's modes (the responder sleeping on CQ events
 # against an `ib_send_lat -e` server) and rdmatop with spaced probes (--rate 1000).
@@ -16,14 +16,13 @@
 # 1000, busy responder: send completions lag the echoes, so a miscounted send queue shows up as
 # QP errors and reconnects) without a single QP error; the busy/busy median p50 ratio within
 # [0.67, 1.5]. The issue's 10% is asserted only with PROBE_LATENCY_STRICT=1, because under TCG
-# it does not hold, for reasons measured on a quiet host (load 2-4, 300 pings of 64 B, 3 rounds,
-# docs/probes.md): busy/busy rdmatop 43-55 us against ib_send_lat 36-43 us (ratio 1.2-1.3, also
-# with the TSC clocksource, so not rdmatop's clock reads); event mode 51-74 us against 88-101 us
-# (0.55-0.75: ib_send_lat -e's server also sleeps for each send completion). The old 4x gap was
-# spaced probes (397 us at --rate 1000) against back-to-back perftest; back to back it is gone.
-# Selective signalling (sq_sig_all = 0, every 4th or 16th send signalled, like perftest's
-# cq_mod) was tried and measured: the same p50 (bench/README.md), so the gap is not that.
-# Environment: PROBE_LATENCY_ITERS (300), PROBE_LATENCY_ROUNDS (3), PROBE_LATENCY_STRICT (0),
+# it does not hold (docs/probes.md, "Accuracy against perftest"): busy/busy rdmatop is 1.15-1.22
+# x ib_send_lat, also with the TSC clocksource, also against `ib_send_lat -R` (rdma_cm), with
+# one syscall per ping like perftest; rdmatop's minimum RTT is 4-6 us above perftest's, for a
+# reason not yet found. Event mode is 0.55-0.75 (ib_send_lat -e's server also sleeps for each
+# send completion). The old 4x gap was spaced probes against back-to-back perftest.
+# Rounds whose p50 reaches 1 ms for either tool are starvation (see below), not judged.
+# Environment: PROBE_LATENCY_ITERS (300), PROBE_LATENCY_ROUNDS (5), PROBE_LATENCY_STRICT (0),
 # PROBE_LATENCY_LONG (1000: pings per long run).
 set -euo pipefail
 # shellcheck source=tests/vm/cases/lib.sh
@@ -31,7 +30,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 rdmatop="$1"
 n=${PROBE_LATENCY_ITERS:-300}
-rounds=${PROBE_LATENCY_ROUNDS:-3}
+rounds=${PROBE_LATENCY_ROUNDS:-5}
 message=64                 # bytes of each SEND on the wire, both tools
 payload=$((message - 16))  # rdmatop's frame header is 16 bytes (docs/probe-protocol.md)
 ip="$RXE_VM_IP"
@@ -44,21 +43,48 @@ back_to_back() { probe_rtt_us "$rdmatop" "$ip" "$n" --sizes "$payload" --burst "
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-ratios=()
-event_ratios=()
-for ((r = 1; r <= rounds; r++)); do
+# A round where either tool's p50 reaches 1 ms measured starvation, not the tools: with both
+# sides busy-polling on the VM's two vCPUs, rxe's deferred kernel work (ksoftirqd) can wait
+# whole scheduler ticks behind them, and such rounds show p50s of 8 ms (2 ticks at HZ=250) for
+# either tool, at random. They are printed, not judged, and replaced by extra rounds (up to
+# twice the rounds asked for).
+starved() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= 1000 || b >= 1000) }'; }
+
+rdmatop_busy() {
   start_responder --busy-poll
   read -r p50 p99 < <(back_to_back)
   stop_probe_responder
   [[ -n "${p50:-}" ]] || fail "round $r: no result from rdmatop probe --burst"
   awk -v a="$p50" -v b="$p99" 'BEGIN { exit !(1 <= a && a <= b && b < 1e6) }' ||
     fail "round $r: implausible RTTs: p50 $p50 p99 $p99 us"
+}
+perftest_busy() {
   read -r perf_p50 perf_p99 < <(send_lat_rtt_us "$ip" "$message" "$n" busy)
   [[ -n "${perf_p50:-}" ]] || fail "round $r: no latency line from ib_send_lat"
+}
+
+ratios=()
+event_ratios=()
+starved_rounds=0
+for ((r = 1; ${#ratios[@]} < rounds && r <= 2 * rounds; r++)); do
+  # Alternate which tool goes first, so a load drift within a round favours neither.
+  if ((r % 2)); then
+    rdmatop_busy
+    perftest_busy
+  else
+    perftest_busy
+    rdmatop_busy
+  fi
   ratio=$(awk -v a="$p50" -v b="$perf_p50" 'BEGIN { printf "%.3f", a / b }')
-  ratios+=("$ratio")
-  printf 'round %d, busy/busy: rdmatop RTT p50 %.1f us p99 %.1f us | ib_send_lat RTT (2 x one-way) p50 %.1f us p99 %.1f us | p50 ratio %s\n' \
-    "$r" "$p50" "$p99" "$perf_p50" "$perf_p99" "$ratio"
+  verdict="p50 ratio $ratio"
+  if starved "$p50" "$perf_p50"; then
+    verdict="STARVED (a p50 >= 1 ms), not judged"
+    starved_rounds=$((starved_rounds + 1))
+  else
+    ratios+=("$ratio")
+  fi
+  printf 'round %d, busy/busy: rdmatop RTT p50 %.1f us p99 %.1f us | ib_send_lat RTT (2 x one-way) p50 %.1f us p99 %.1f us | %s\n' \
+    "$r" "$p50" "$p99" "$perf_p50" "$perf_p99" "$verdict"
 
   start_responder
   read -r e50 e99 < <(back_to_back)
@@ -69,6 +95,11 @@ for ((r = 1; r <= rounds; r++)); do
   printf 'round %d, events at the server (not judged): rdmatop p50 %.1f us p99 %.1f us | ib_send_lat -e p50 %.1f us p99 %.1f us | p50 ratio %s\n' \
     "$r" "$e50" "$e99" "$pe50" "$pe99" "${event_ratios[-1]}"
 done
+if ((${#ratios[@]} == 0)); then
+  echo "SKIP: all $starved_rounds busy/busy rounds starved (a p50 >= 1 ms): the host is too" \
+    "loaded to compare latencies"
+  exit 77
+fi
 start_responder
 read -r spaced50 spaced99 < <(probe_rtt_us "$rdmatop" "$ip" "$n" --sizes "$payload" --count "$n" \
   --rate 1000)
@@ -91,7 +122,8 @@ stop_probe_responder
 
 m=$(printf '%s\n' "${ratios[@]}" | median)
 em=$(printf '%s\n' "${event_ratios[@]}" | median)
-echo "median p50 ratio rdmatop/ib_send_lat over $rounds rounds ($n pings of $message B):" \
+echo "median p50 ratio rdmatop/ib_send_lat over ${#ratios[@]} judged rounds ($starved_rounds starved;" \
+  "$n pings of $message B):" \
   "busy/busy $m, events at the server $em"
 awk -v m="$m" 'BEGIN { exit !(m >= 0.67 && m <= 1.5) }' ||
   fail "rdmatop's busy/busy RC p50 is not within [0.67, 1.5] x ib_send_lat's (median $m)"
