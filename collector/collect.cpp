@@ -39,6 +39,7 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   collect_dcb(ctx, snap);
   collect_readiness(ctx, snap);
   collect_rdma_processes(ctx, snap);
+  collect_qp_counters(ctx, snap);
   return snap;
 }
 

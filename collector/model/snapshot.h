@@ -50,6 +50,31 @@ struct GidEntry {
   bool operator==(const GidEntry&) const = default;
 };
 
+/// The port's QP counter mode (`rdma statistic qp mode`; RDMA netlink STAT_GET with
+/// STAT_RES = QP and a STAT_MODE, nldev.c stat_get_doit_qp).
+struct QpCounterMode {
+  std::uint32_t mode = 0;       ///< enum rdma_nl_counter_mode: 0 none, 1 auto, 2 manual
+  std::uint32_t auto_mask = 0;  ///< auto mode's criteria, RDMA_COUNTER_MASK_*: 1 QP type, 2 PID
+
+  bool operator==(const QpCounterMode&) const = default;
+};
+
+/// A counter bound to QPs of one port (`rdma statistic qp show`; RDMA netlink STAT_GET dump with
+/// STAT_RES = QP, nldev.c fill_res_counter_entry). The port's own hw_counters already include
+/// what its bound counters counted (stat_get_doit_default_counter adds them back).
+struct BoundCounter {
+  std::uint32_t id = 0;                 ///< STAT_COUNTER_ID, `cntn`
+  std::uint32_t mode = 0;               ///< the counter's mode: 1 auto, 2 manual
+  std::optional<std::uint8_t> qp_type;  ///< auto mode by QP type: enum ib_qp_type (2 = RC)
+  std::optional<std::uint32_t> pid;     ///< auto mode by PID: the owning process
+  std::string kern_name;                ///< ... or the kernel user owning it
+  std::string comm;                     ///< the owner's name (/proc/<pid>/comm), when known
+  std::vector<std::uint32_t> qpns;      ///< bound QPs (RES_LQPN), in the kernel's order
+  CounterMap hw_counters;               ///< raw driver names, like PortSample::hw_counters
+
+  bool operator==(const BoundCounter&) const = default;
+};
+
 /// One RDMA port as read from class/infiniband/<dev>/ports/<n>.
 struct PortSample {
   std::uint32_t port = 0;
@@ -72,6 +97,9 @@ struct PortSample {
   /// Optional counters (IB_STAT_FLAG_OPTIONAL) -> enabled, from RDMA netlink; empty when unknown
   /// or when the driver has none.
   std::map<std::string, bool, std::less<>> optional_counters;
+  /// QP counter mode and bound counters, from RDMA netlink; none/empty when not read.
+  std::optional<QpCounterMode> qp_counter_mode;
+  std::vector<BoundCounter> bound_counters;  ///< sorted by id
 
   bool operator==(const PortSample&) const = default;
 };

@@ -7,11 +7,12 @@
 #include <utility>
 
 #include "collector/normalize/process_series.h"
+#include "collector/normalize/qp_counter_series.h"
 
 namespace rdmatop {
 namespace {
 
-constexpr std::array<HostConfigMetricInfo, 15> kInfos{{
+constexpr std::array<HostConfigMetricInfo, 20> kInfos{{
     {"rdma_pfc_enabled", SeriesKind::gauge, "priority",
      "1 when PFC is enabled on the priority, else 0 (DCB pfc_en; mlx5 without DCB data: "
      "inferred from ethtool strings)"},
@@ -48,6 +49,19 @@ constexpr std::array<HostConfigMetricInfo, 15> kInfos{{
     {"rdma_process_numa_mismatch", SeriesKind::gauge, "pid, comm",
      "0: the process's allowed CPUs are all on the device's NUMA node; 1: some are not; "
      "2: none are"},
+    // QP counters (qp_counter_series.cpp): port scope; bound counters labelled by id and owner.
+    {"rdma_port_qp_counter_mode", SeriesKind::gauge, "",
+     "QP counter mode of the port (`rdma statistic qp mode`): 0 none, 1 auto, 2 manual"},
+    {"rdma_port_qp_counter_auto_mask", SeriesKind::gauge, "",
+     "criteria of the port's auto mode (RDMA_COUNTER_MASK_*): 1 QP type, 2 PID, 3 both; 0 "
+     "outside auto mode"},
+    {"rdma_port_bound_counters", SeriesKind::gauge, "",
+     "counters bound to QPs of the port (`rdma statistic qp show`)"},
+    {"rdma_bound_counter_qps", SeriesKind::gauge, "counter_id, pid, comm",
+     "QPs bound to the counter"},
+    {"rdma_bound_counter_hw_total", SeriesKind::counter, "counter_id, pid, comm, hw_counter",
+     "one hardware counter (raw driver name in hw_counter) of a counter bound to QPs; the "
+     "port's own counters already include it"},
 }};
 
 /// mlx5's value for PFC_STORM_PREVENTION_AUTO (roce-domain.md §5.1).
@@ -158,6 +172,7 @@ double pfc_storm_prevention_seconds(std::uint16_t tunable_ms) {
 
 void add_host_config_series(const Snapshot& snapshot, std::vector<Series>& out) {
   add_process_series(snapshot, out);
+  add_qp_counter_series(snapshot, out);
   for (const DeviceSample& device : snapshot.devices) {
     add_devlink(device, out);
     if (device.numa_node) {

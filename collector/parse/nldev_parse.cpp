@@ -54,6 +54,14 @@ constexpr std::array<AttrSpec, kPolicySize> kPolicy = [] {
   p[RDMA_NLDEV_ATTR_RES_PD_ENTRY] = {"RES_PD_ENTRY", MNL_TYPE_NESTED};
   p[RDMA_NLDEV_ATTR_RES_PID] = {"RES_PID", MNL_TYPE_U32};
   p[RDMA_NLDEV_ATTR_RES_KERN_NAME] = {"RES_KERN_NAME", MNL_TYPE_NUL_STRING};
+  p[RDMA_NLDEV_ATTR_RES_LQPN] = {"RES_LQPN", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_RES_TYPE] = {"RES_TYPE", MNL_TYPE_U8};
+  p[RDMA_NLDEV_ATTR_STAT_MODE] = {"STAT_MODE", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_STAT_RES] = {"STAT_RES", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK] = {"STAT_AUTO_MODE_MASK", MNL_TYPE_U32};
+  p[RDMA_NLDEV_ATTR_STAT_COUNTER] = {"STAT_COUNTER", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY] = {"STAT_COUNTER_ENTRY", MNL_TYPE_NESTED};
+  p[RDMA_NLDEV_ATTR_STAT_COUNTER_ID] = {"STAT_COUNTER_ID", MNL_TYPE_U32};
   return p;
 }();
 
@@ -77,6 +85,21 @@ std::vector<std::uint8_t> build_port_request(std::uint16_t cmd, std::uint16_t fl
   nlmsghdr* nlh = put_nldev_header(buf, cmd, flags, seq);
   mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
   if (port) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, *port);
+  return message_bytes(nlh);
+}
+
+/// STAT_GET about the port's QP counters (STAT_RES = RES_QP), attributes in iproute2's order;
+/// `with_mode` adds the STAT_MODE whose presence asks for the mode. Any value does: iproute2
+/// sends MANUAL.
+std::vector<std::uint8_t> build_qp_stat_request(std::uint16_t flags, std::uint32_t dev_index,
+                                                std::uint32_t port, bool with_mode,
+                                                std::uint32_t seq) {
+  AlignedBuffer buf = request_buffer(32);
+  nlmsghdr* nlh = put_nldev_header(buf, RDMA_NLDEV_CMD_STAT_GET, flags, seq);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+  if (with_mode) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
   return message_bytes(nlh);
 }
 
@@ -112,6 +135,24 @@ Result<bool> for_each_reply(std::span<const std::uint8_t> reply, std::uint32_t s
   return true;
 }
 
+/// The one message answering a doit request (then its ACK), turned into a T by `fn`; `what`
+/// names the command in errors.
+template <class T>
+Result<T> single_reply(std::span<const std::uint8_t> reply, std::uint32_t seq, std::uint16_t cmd,
+                       const char* what, const std::function<Result<T>(const AttrTable&)>& fn) {
+  std::optional<T> out;
+  auto r = for_each_reply(reply, seq, cmd, [&](const AttrTable& msg) -> std::optional<Error> {
+    if (out) return Error{EPROTO, std::string("more than one ") + what + " reply message"};
+    auto value = fn(msg);
+    if (!value) return value.error();
+    out = std::move(value).value();
+    return std::nullopt;
+  });
+  if (!r) return r.error();
+  if (!out) return Error{EPROTO, std::string("no ") + what + " reply message"};
+  return *std::move(out);
+}
+
 std::optional<Error> missing(const char* what) {
   return Error{EPROTO, std::string(what) + " missing from reply"};
 }
@@ -127,6 +168,57 @@ Result<bool> for_each_hwcounter(const AttrTable& msg,
                            if (!attrs) return attrs.error();
                            return fn(*attrs);
                          });
+}
+
+/// The STAT_HWCOUNTERS nest of `msg` (a message or a bound-counter entry) by counter name.
+Result<CounterMap> hwcounter_values(const AttrTable& msg) {
+  CounterMap counters;
+  auto entries = for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
+    // Both are required, as in iproute2 res_get_hwcounters.
+    const nlattr* name = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME];
+    const nlattr* value = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE];
+    if (name == nullptr) return missing("STAT_HWCOUNTER_ENTRY_NAME");
+    if (value == nullptr) return missing("STAT_HWCOUNTER_ENTRY_VALUE");
+    if (!counters.emplace(mnl_attr_get_str(name), mnl_attr_get_u64(value)).second) {
+      return Error{EPROTO, std::string("duplicate hw counter ") + mnl_attr_get_str(name)};
+    }
+    return std::nullopt;
+  });
+  if (!entries) return entries.error();
+  return counters;
+}
+
+/// One STAT_COUNTER_ENTRY (nldev.c fill_res_counter_entry).
+Result<BoundCounter> bound_counter(const AttrTable& e) {
+  const auto& tb = e.tb;
+  if (tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID] == nullptr) return *missing("STAT_COUNTER_ID");
+  if (tb[RDMA_NLDEV_ATTR_STAT_MODE] == nullptr) return *missing("STAT_MODE");
+  if (tb[RDMA_NLDEV_ATTR_RES_QP] == nullptr) return *missing("RES_QP");
+  const nlattr* pid = tb[RDMA_NLDEV_ATTR_RES_PID];
+  const nlattr* kern = tb[RDMA_NLDEV_ATTR_RES_KERN_NAME];
+  if (pid != nullptr && kern != nullptr) {
+    return Error{EPROTO, "STAT_COUNTER_ENTRY has both RES_PID and RES_KERN_NAME"};
+  }
+  BoundCounter c;
+  c.id = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]);
+  c.mode = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_MODE]);
+  c.qp_type = opt(tb[RDMA_NLDEV_ATTR_RES_TYPE], mnl_attr_get_u8);
+  c.pid = opt(pid, mnl_attr_get_u32);
+  c.kern_name = str(kern);
+  auto qps = for_each_nested(tb[RDMA_NLDEV_ATTR_RES_QP], RDMA_NLDEV_ATTR_RES_QP_ENTRY,
+                             [&](const nlattr* entry) -> std::optional<Error> {
+                               auto q = parse_nested(entry, kPolicy);
+                               if (!q) return q.error();
+                               const nlattr* lqpn = q->tb[RDMA_NLDEV_ATTR_RES_LQPN];
+                               if (lqpn == nullptr) return missing("RES_LQPN");
+                               c.qpns.push_back(mnl_attr_get_u32(lqpn));
+                               return std::nullopt;
+                             });
+  if (!qps) return qps.error();
+  auto counters = hwcounter_values(e);
+  if (!counters) return counters.error();
+  c.hw_counters = std::move(counters).value();
+  return c;
 }
 
 /// The command, table nest and entry type of each per-object dump (nldev.c fill_entries).
@@ -197,6 +289,16 @@ std::vector<std::uint8_t> build_res_dump_request(NldevResKind kind, std::uint32_
   return build_port_request(res_dump(kind).cmd, kDumpFlags, dev_index, std::nullopt, seq);
 }
 
+std::vector<std::uint8_t> build_qp_counter_mode_request(std::uint32_t dev_index, std::uint32_t port,
+                                                        std::uint32_t seq) {
+  return build_qp_stat_request(kDoitFlags, dev_index, port, true, seq);
+}
+
+std::vector<std::uint8_t> build_bound_counters_request(std::uint32_t dev_index, std::uint32_t port,
+                                                       std::uint32_t seq) {
+  return build_qp_stat_request(kDumpFlags, dev_index, port, false, seq);
+}
+
 bool nldev_reply_complete(std::span<const std::uint8_t> reply, std::uint32_t seq) {
   auto end =
       walk_messages(reply, seq, [](const nlmsghdr*) -> Result<WalkStep> { return WalkStep::next; });
@@ -259,38 +361,15 @@ Result<std::vector<NldevPort>> parse_port_get_reply(std::span<const std::uint8_t
 }
 
 Result<CounterMap> parse_stat_get_reply(std::span<const std::uint8_t> reply, std::uint32_t seq) {
-  std::optional<CounterMap> out;
-  auto r = for_each_reply(
-      reply, seq, RDMA_NLDEV_CMD_STAT_GET, [&](const AttrTable& msg) -> std::optional<Error> {
-        if (out) return Error{EPROTO, "more than one STAT_GET reply message"};
-        CounterMap counters;
-        auto entries = for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
-          // Both are required, as in iproute2 res_get_hwcounters.
-          const nlattr* name = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME];
-          const nlattr* value = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE];
-          if (name == nullptr) return missing("STAT_HWCOUNTER_ENTRY_NAME");
-          if (value == nullptr) return missing("STAT_HWCOUNTER_ENTRY_VALUE");
-          if (!counters.emplace(mnl_attr_get_str(name), mnl_attr_get_u64(value)).second) {
-            return Error{EPROTO, std::string("duplicate hw counter ") + mnl_attr_get_str(name)};
-          }
-          return std::nullopt;
-        });
-        if (!entries) return entries.error();
-        out = std::move(counters);
-        return std::nullopt;
-      });
-  if (!r) return r.error();
-  if (!out) return Error{EPROTO, "no STAT_GET reply message"};
-  return *std::move(out);
+  return single_reply<CounterMap>(reply, seq, RDMA_NLDEV_CMD_STAT_GET, "STAT_GET",
+                                  hwcounter_values);
 }
 
 Result<std::vector<NldevCounterStatus>> parse_stat_get_status_reply(
     std::span<const std::uint8_t> reply, std::uint32_t seq) {
-  std::optional<std::vector<NldevCounterStatus>> out;
-  auto r = for_each_reply(
-      reply, seq, RDMA_NLDEV_CMD_STAT_GET_STATUS,
-      [&](const AttrTable& msg) -> std::optional<Error> {
-        if (out) return Error{EPROTO, "more than one STAT_GET_STATUS reply message"};
+  return single_reply<std::vector<NldevCounterStatus>>(
+      reply, seq, RDMA_NLDEV_CMD_STAT_GET_STATUS, "STAT_GET_STATUS",
+      [](const AttrTable& msg) -> Result<std::vector<NldevCounterStatus>> {
         std::vector<NldevCounterStatus> list;
         auto entries = for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
           const nlattr* name = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME];
@@ -307,12 +386,8 @@ Result<std::vector<NldevCounterStatus>> parse_stat_get_status_reply(
           return std::nullopt;
         });
         if (!entries) return entries.error();
-        out = std::move(list);
-        return std::nullopt;
+        return list;
       });
-  if (!r) return r.error();
-  if (!out) return Error{EPROTO, "no STAT_GET_STATUS reply message"};
-  return *std::move(out);
 }
 
 Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uint8_t> reply,
@@ -372,6 +447,58 @@ Result<std::vector<NldevResOwner>> parse_res_dump_reply(NldevResKind kind,
     if (!entries) return entries.error();
     return std::nullopt;
   });
+  if (!r) return r.error();
+  return out;
+}
+
+Result<NldevQpCounterMode> parse_qp_counter_mode_reply(std::span<const std::uint8_t> reply,
+                                                       std::uint32_t seq) {
+  return single_reply<NldevQpCounterMode>(
+      reply, seq, RDMA_NLDEV_CMD_STAT_GET, "STAT_GET",
+      [](const AttrTable& msg) -> Result<NldevQpCounterMode> {
+        const auto& tb = msg.tb;
+        if (tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return *missing("DEV_INDEX");
+        if (tb[RDMA_NLDEV_ATTR_PORT_INDEX] == nullptr) return *missing("PORT_INDEX");
+        if (tb[RDMA_NLDEV_ATTR_STAT_MODE] == nullptr) return *missing("STAT_MODE");
+        NldevQpCounterMode m;
+        m.dev_index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+        m.dev_name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        m.port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+        m.mode.mode = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_MODE]);
+        if (const nlattr* mask = tb[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK]) {
+          m.mode.auto_mask = mnl_attr_get_u32(mask);
+        } else if (m.mode.mode == RDMA_COUNTER_MODE_AUTO) {
+          return *missing("STAT_AUTO_MODE_MASK");
+        }
+        return m;
+      });
+}
+
+Result<std::vector<NldevBoundCounter>> parse_bound_counters_reply(
+    std::span<const std::uint8_t> reply, std::uint32_t seq) {
+  std::vector<NldevBoundCounter> out;
+  auto r = for_each_reply(
+      reply, seq, RDMA_NLDEV_CMD_STAT_GET, [&](const AttrTable& msg) -> std::optional<Error> {
+        if (msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return missing("DEV_INDEX");
+        const nlattr* table = msg.tb[RDMA_NLDEV_ATTR_STAT_COUNTER];
+        if (table == nullptr) return missing("STAT_COUNTER");
+        const std::uint32_t dev_index = mnl_attr_get_u32(msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+        const std::string dev_name = str(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        auto entries =
+            for_each_nested(table, RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY, [&](const nlattr* entry) {
+              auto e = parse_nested(entry, kPolicy);
+              if (!e) return std::optional<Error>(e.error());
+              const nlattr* port = e->tb[RDMA_NLDEV_ATTR_PORT_INDEX];
+              if (port == nullptr) return missing("PORT_INDEX");
+              auto counter = bound_counter(*e);
+              if (!counter) return std::optional<Error>(counter.error());
+              out.push_back(NldevBoundCounter{dev_index, dev_name, mnl_attr_get_u32(port),
+                                              std::move(counter).value()});
+              return std::optional<Error>();
+            });
+        if (!entries) return entries.error();
+        return std::nullopt;
+      });
   if (!r) return r.error();
   return out;
 }

@@ -86,6 +86,26 @@ struct NldevResOwner {
   bool operator==(const NldevResOwner&) const = default;
 };
 
+/// One port's QP counter mode (RDMA_NLDEV_CMD_STAT_GET with STAT_RES = RES_QP and STAT_MODE).
+struct NldevQpCounterMode {
+  std::uint32_t dev_index = 0;
+  std::string dev_name;
+  std::uint32_t port = 0;
+  QpCounterMode mode;
+
+  bool operator==(const NldevQpCounterMode&) const = default;
+};
+
+/// One counter bound to QPs (a STAT_COUNTER_ENTRY of the STAT_GET dump with STAT_RES = RES_QP).
+struct NldevBoundCounter {
+  std::uint32_t dev_index = 0;
+  std::string dev_name;
+  std::uint32_t port = 0;
+  BoundCounter counter;  ///< `comm` stays empty: the kernel names a PID, never a process
+
+  bool operator==(const NldevBoundCounter&) const = default;
+};
+
 // --- requests ------------------------------------------------------------------------------
 
 std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq);
@@ -101,6 +121,16 @@ std::vector<std::uint8_t> build_res_get_request(std::uint32_t seq);
 /// res_get_common_dumpit answers EINVAL without it).
 std::vector<std::uint8_t> build_res_dump_request(NldevResKind kind, std::uint32_t dev_index,
                                                  std::uint32_t seq);
+
+/// What `rdma statistic qp mode link DEV/PORT` sends: STAT_GET doit with STAT_RES = RES_QP and a
+/// STAT_MODE, whose presence asks for the mode instead of a counter (nldev.c stat_get_doit_qp
+/// answers EINVAL without it; iproute2 rdma/stat.c stat_one_qp_link_get_mode).
+std::vector<std::uint8_t> build_qp_counter_mode_request(std::uint32_t dev_index, std::uint32_t port,
+                                                        std::uint32_t seq);
+/// What `rdma statistic qp show link DEV/PORT` sends: the STAT_GET dump with STAT_RES = RES_QP
+/// (nldev.c nldev_stat_get_dumpit -> the RDMA_RESTRACK_COUNTER dump of the port).
+std::vector<std::uint8_t> build_bound_counters_request(std::uint32_t dev_index, std::uint32_t port,
+                                                       std::uint32_t seq);
 
 // --- replies ---------------------------------------------------------------------------------
 
@@ -128,6 +158,16 @@ Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uin
 Result<std::vector<NldevResOwner>> parse_res_dump_reply(NldevResKind kind,
                                                         std::span<const std::uint8_t> reply,
                                                         std::uint32_t seq);
+
+/// STAT_MODE, and AUTO_MODE_MASK which the kernel adds in auto mode (required then, as in
+/// iproute2 qp_link_get_mode_parse_cb).
+Result<NldevQpCounterMode> parse_qp_counter_mode_reply(std::span<const std::uint8_t> reply,
+                                                       std::uint32_t seq);
+/// Every bound counter in dump order; a port without any answers NLMSG_DONE alone. Each entry
+/// needs its id, port, mode, QP table and hw-counter table; the owner (RES_PID or
+/// RES_KERN_NAME) and RES_TYPE come only in auto mode by PID or QP type (fill_stat_counter_mode).
+Result<std::vector<NldevBoundCounter>> parse_bound_counters_reply(
+    std::span<const std::uint8_t> reply, std::uint32_t seq);
 
 /// A GUID as sysfs and `rdma dev` print it: "0011:2233:4455:6677".
 std::string format_guid(std::uint64_t guid);

@@ -130,6 +130,19 @@ class NldevClient final : public RdmaNetlinkSource {
           return parse_res_dump_reply(kind, reply, seq);
         });
   }
+  Result<NldevQpCounterMode> qp_counter_mode(std::uint32_t dev_index, std::uint32_t port) override {
+    return transact<NldevQpCounterMode>(
+        "RDMA_NLDEV_CMD_STAT_GET (QP counter mode)",
+        [&](std::uint32_t seq) { return build_qp_counter_mode_request(dev_index, port, seq); },
+        parse_qp_counter_mode_reply);
+  }
+  Result<std::vector<NldevBoundCounter>> bound_counters(std::uint32_t dev_index,
+                                                        std::uint32_t port) override {
+    return transact<std::vector<NldevBoundCounter>>(
+        "RDMA_NLDEV_CMD_STAT_GET (bound counters)",
+        [&](std::uint32_t seq) { return build_bound_counters_request(dev_index, port, seq); },
+        parse_bound_counters_reply);
+  }
 
  private:
   template <class T>

@@ -1,7 +1,7 @@
 // RDMA netlink (NETLINK_RDMA, nldev) as a source: devices, ports, per-port hardware counters,
-// optional-counter status and resource summaries, one request each. Message building/parsing
-// is collector/parse/nldev_parse.h; implementations only move bytes, so the live socket and
-// the replay double share every line of protocol handling.
+// optional-counter status, resource summaries and QP counters, one request each. Message
+// building/parsing is collector/parse/nldev_parse.h; implementations only move bytes, so the live
+// socket and the replay double share every line of protocol handling.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,12 @@ class RdmaNetlinkSource {
   /// The owner of every object of `kind` on one device (`rdma resource show qp` and friends).
   virtual Result<std::vector<NldevResOwner>> resource_owners(NldevResKind kind,
                                                              std::uint32_t dev_index) = 0;
+  /// The port's QP counter mode (`rdma statistic qp mode`).
+  virtual Result<NldevQpCounterMode> qp_counter_mode(std::uint32_t dev_index,
+                                                     std::uint32_t port) = 0;
+  /// The counters bound to QPs of the port (`rdma statistic qp show`).
+  virtual Result<std::vector<NldevBoundCounter>> bound_counters(std::uint32_t dev_index,
+                                                                std::uint32_t port) = 0;
 };
 
 /// The live kernel: one NETLINK_RDMA socket in the caller's network namespace. Never fails to

@@ -72,8 +72,14 @@ void add_series(const Series& s, const Info* info, FamilySet& out) {
 
 void add_canonical_series(const Report& report, FamilySet& out) {
   for (const PortReport& port : report.ports) {
-    for (const SeriesWithRate& s : port.series)
-      add_series(s.series, find_metric(s.series.name), out);
+    for (const SeriesWithRate& s : port.series) {
+      // Port-scope host-configuration series (PFC, QP counters) may be in only that table.
+      if (const MetricInfo* info = find_metric(s.series.name)) {
+        add_series(s.series, info, out);
+      } else {
+        add_series(s.series, find_host_config_metric(s.series.name), out);
+      }
+    }
   }
   // Device- and host-scope configuration series (firmware, devlink health, NUMA node, IRQs,
   // RDMA processes) carry no port: they are in Report::host_series, not a port's.

@@ -26,21 +26,42 @@ ojson port_json(const PortSample& port) {
   for (const auto& g : port.gids) {
     gids.push_back({{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}});
   }
-  return {{"port", port.port},
-          {"state_id", optional_json(port.state_id)},
-          {"state", port.state},
-          {"phys_state_id", optional_json(port.phys_state_id)},
-          {"phys_state", port.phys_state},
-          {"rate_text", port.rate_text},
-          {"rate_gbps", optional_json(port.rate_gbps)},
-          {"link_layer", port.link_layer},
-          {"netdev", port.netdev},
-          {"gids", std::move(gids)},
-          {"counters", counters_json(port.counters)},
-          {"hw_counters", counters_json(port.hw_counters)},
-          {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)},
-          {"counter_source", port.counter_source},
-          {"optional_counters", std::move(optional_counters)}};
+  ojson out = {{"port", port.port},
+               {"state_id", optional_json(port.state_id)},
+               {"state", port.state},
+               {"phys_state_id", optional_json(port.phys_state_id)},
+               {"phys_state", port.phys_state},
+               {"rate_text", port.rate_text},
+               {"rate_gbps", optional_json(port.rate_gbps)},
+               {"link_layer", port.link_layer},
+               {"netdev", port.netdev},
+               {"gids", std::move(gids)},
+               {"counters", counters_json(port.counters)},
+               {"hw_counters", counters_json(port.hw_counters)},
+               {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)},
+               {"counter_source", port.counter_source},
+               {"optional_counters", std::move(optional_counters)}};
+  // QP counters (added to version 1 later): written only when read, so older files and ports
+  // without RDMA netlink look as before.
+  if (port.qp_counter_mode) {
+    out["qp_counter_mode"] = {{"mode", port.qp_counter_mode->mode},
+                              {"auto_mask", port.qp_counter_mode->auto_mask}};
+  }
+  if (!port.bound_counters.empty()) {
+    ojson bound = ojson::array();
+    for (const BoundCounter& c : port.bound_counters) {
+      bound.push_back({{"id", c.id},
+                       {"mode", c.mode},
+                       {"qp_type", optional_json(c.qp_type)},
+                       {"pid", optional_json(c.pid)},
+                       {"kern_name", c.kern_name},
+                       {"comm", c.comm},
+                       {"qpns", c.qpns},
+                       {"hw_counters", counters_json(c.hw_counters)}});
+    }
+    out["bound_counters"] = std::move(bound);
+  }
+  return out;
 }
 
 ojson device_json(const DeviceSample& dev) {
@@ -416,6 +437,26 @@ PortSample decode_port(const json& v, const std::string& path) {
   p.hw_counters_lifespan_ms = o.optional<std::uint32_t>("hw_counters_lifespan_ms");
   p.counter_source = o.added_string("counter_source");
   p.optional_counters = o.added_flags("optional_counters");
+  if (v.contains("qp_counter_mode") && !v.at("qp_counter_mode").is_null()) {
+    const Object mo(o.at("qp_counter_mode"), o.child("qp_counter_mode"));
+    p.qp_counter_mode =
+        QpCounterMode{mo.get<std::uint32_t>("mode"), mo.get<std::uint32_t>("auto_mask")};
+  }
+  if (v.contains("bound_counters")) {
+    o.array("bound_counters", [&p](const json& c, const std::string& cpath) {
+      const Object co(c, cpath);
+      BoundCounter b;
+      b.id = co.get<std::uint32_t>("id");
+      b.mode = co.get<std::uint32_t>("mode");
+      b.qp_type = optional_small<std::uint8_t>(c, co, "qp_type");
+      b.pid = co.optional<std::uint32_t>("pid");
+      b.kern_name = co.added_string("kern_name");
+      b.comm = co.added_string("comm");
+      b.qpns = small_numbers<std::uint32_t>(c, co, "qpns");
+      b.hw_counters = co.counters("hw_counters");
+      p.bound_counters.push_back(std::move(b));
+    });
+  }
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include "exporters/json_util.h"
 #include "exporters/report/config_section.h"
 #include "exporters/report/probe_section.h"
+#include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
 
@@ -167,6 +168,8 @@ std::string render_report_json(const Report& report) {
   doc["netdevs"] = std::move(netdevs);
   doc["roce_configuration"] = render_config_json(report);
   doc["host_readiness"] = render_readiness_json(report);
+  // Only when QP counters were read (RDMA netlink), so other reports keep their exact shape.
+  if (auto qp_counters = render_qp_counter_json(report)) doc["qp_counters"] = *qp_counters;
   json sources = json::array();
   for (const auto& st : snap.sources) {
     sources.push_back(

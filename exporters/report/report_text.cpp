@@ -10,6 +10,7 @@
 #include "collector/parse/gid.h"
 #include "exporters/report/config_section.h"
 #include "exporters/report/probe_section.h"
+#include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
 #include "exporters/report/text_table.h"
@@ -237,6 +238,9 @@ std::string render_report_text(const Report& report) {
   }
   out += "\nROCE CONFIGURATION\n" + render_config_text(report);
   out += "\nHOST READINESS\n" + render_readiness_text(report);
+  if (const std::string qp = render_qp_counter_text(report); !qp.empty()) {
+    out += "\nQP COUNTERS\n" + qp;
+  }
   out += "\nSOURCES\n" + sources(snap, report.rule_errors);
   return out;
 }

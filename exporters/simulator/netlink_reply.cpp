@@ -19,6 +19,17 @@ std::vector<std::uint8_t> NetlinkReply::done() {
   return std::move(bytes_);
 }
 
+std::vector<std::uint8_t> NetlinkReply::ack() {
+  nlmsghdr* nlh = start(NLMSG_ERROR);
+  nlh->nlmsg_flags = NLM_F_CAPPED;
+  auto* err = static_cast<nlmsgerr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(nlmsgerr)));
+  err->error = 0;
+  err->msg.nlmsg_len = NLMSG_HDRLEN;
+  err->msg.nlmsg_seq = seq_;
+  finish(nlh);
+  return std::move(bytes_);
+}
+
 nlmsghdr* NetlinkReply::start(std::uint16_t type) {
   // One datagram's worth: the kernel starts a new message before a dump's skb is full.
   scratch_.assign(MNL_SOCKET_BUFFER_SIZE / sizeof(std::uint64_t), 0);

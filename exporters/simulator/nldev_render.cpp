@@ -7,6 +7,7 @@
 #include <string>
 
 #include "exporters/simulator/netlink_reply.h"
+#include "exporters/simulator/tree_render.h"
 
 namespace rdmatop::sim {
 
@@ -145,6 +146,40 @@ std::vector<Object> objects(const HostModel& host, NldevResKind kind, const std:
   return out;
 }
 
+/// Each user process on `device` with the share of the port's error counters its bound counter
+/// carries; empty when the port does not run auto mode (no process there has a share). The
+/// processes without a share split what the others leave.
+std::vector<std::pair<const SimProcess*, double>> bound_shares(const HostModel& host,
+                                                               const std::string& device) {
+  std::vector<std::pair<const SimProcess*, double>> out;
+  double given = 0;
+  std::size_t without = 0;
+  for (const SimProcess& p : host.processes) {
+    if (std::find(p.devices.begin(), p.devices.end(), device) == p.devices.end()) continue;
+    out.emplace_back(&p, p.counter_share);
+    given += p.counter_share;
+    if (p.counter_share == 0) ++without;
+  }
+  if (given == 0) return {};
+  for (auto& [p, share] : out) {
+    if (share == 0) share = (1 - given) / static_cast<double>(without);
+  }
+  return out;
+}
+
+// mlx5 Q-counters a bound counter reports (mlx5/counters.c, the per-QP set), from the model
+// counters tree_render.cpp prints them from for the port. 32-bit in hardware.
+constexpr std::pair<const char*, const char*> kBoundCounters[] = {
+    {"duplicate_request", "duplicate_requests"},
+    {"implied_nak_seq_err", "implied_naks"},
+    {"local_ack_timeout_err", "ack_timeouts"},
+    {"out_of_sequence", "out_of_sequence"},
+    {"packet_seq_err", "seq_err_naks"},
+    {"req_transport_retries_exceeded", "retry_exceeded"},
+    {"rnr_nak_retry_err", "rnr_retry_exceeded"},
+};
+constexpr int kQCounterBits = 32;
+
 }  // namespace
 
 std::vector<std::uint8_t> render_nldev_devices_reply(const HostModel& host, std::uint32_t seq) {
@@ -189,6 +224,72 @@ std::vector<std::uint8_t> render_nldev_res_reply(const HostModel& host, NldevRes
   return reply.done();
 }
 
+std::vector<std::uint8_t> render_nldev_qp_counter_mode_reply(const HostModel& host,
+                                                             std::uint32_t dev_index,
+                                                             std::uint32_t seq) {
+  const PortSpec& spec = host.ports.at(dev_index).spec;
+  const bool by_pid = !bound_shares(host, spec.device).empty();
+  NetlinkReply reply(seq);
+  reply.message(nldev_type(RDMA_NLDEV_CMD_STAT_GET), [&](nlmsghdr* nlh) {
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, spec.device.c_str());
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, spec.port);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE,
+                     by_pid ? RDMA_COUNTER_MODE_AUTO : RDMA_COUNTER_MODE_NONE);
+    if (by_pid) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, RDMA_COUNTER_MASK_PID);
+  });
+  return reply.ack();
+}
+
+std::vector<std::uint8_t> render_nldev_bound_counters_reply(const HostModel& host,
+                                                            std::uint32_t dev_index,
+                                                            std::uint32_t seq) {
+  const PortState& port = host.ports.at(dev_index);
+  const std::string& device = port.spec.device;
+  const auto shares = bound_shares(host, device);
+  NetlinkReply reply(seq);
+  if (!shares.empty()) {
+    const std::vector<Object> qps = objects(host, NldevResKind::qp, device);
+    reply.message(nldev_type(RDMA_NLDEV_CMD_STAT_GET), [&](nlmsghdr* nlh) {
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+      mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, device.c_str());
+      // Counter and entry nests without NLA_F_NESTED (res_get_common_dumpit), the QP and
+      // hw-counter tables inside with it (nla_nest_start in fill_stat_counter_*).
+      nlattr* table = nest_start(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER);
+      std::uint32_t id = 0;
+      for (const auto& [process, share] : shares) {
+        nlattr* entry = nest_start(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY);
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port.spec.port);
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, ++id);
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_AUTO);
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PID, process->pid);
+        nlattr* qp_table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
+        for (const Object& qp : qps) {
+          if (qp.owner != process) continue;
+          nlattr* qp_entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+          mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, qp.number);
+          mnl_attr_nest_end(nlh, qp_entry);
+        }
+        mnl_attr_nest_end(nlh, qp_table);
+        nlattr* hw = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+        for (const auto& [name, model] : kBoundCounters) {
+          const auto it = port.counters.find(model);
+          const double total = it == port.counters.end() ? 0 : it->second * share;
+          nlattr* c = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+          mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, name);
+          mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE,
+                           printed_value(total, kQCounterBits));
+          mnl_attr_nest_end(nlh, c);
+        }
+        mnl_attr_nest_end(nlh, hw);
+        mnl_attr_nest_end(nlh, entry);
+      }
+      mnl_attr_nest_end(nlh, table);
+    });
+  }
+  return reply.done();
+}
+
 NetlinkRecording simulated_nldev_recording(const HostModel& host) {
   NetlinkRecording recording;
   recording[build_dev_get_request(0)] = render_nldev_devices_reply(host, 0);
@@ -197,6 +298,11 @@ NetlinkRecording simulated_nldev_recording(const HostModel& host) {
          {NldevResKind::qp, NldevResKind::cq, NldevResKind::mr, NldevResKind::pd}) {
       recording[build_res_dump_request(kind, i, 0)] = render_nldev_res_reply(host, kind, i, 0);
     }
+    const std::uint32_t port = host.ports[i].spec.port;
+    recording[build_qp_counter_mode_request(i, port, 0)] =
+        render_nldev_qp_counter_mode_reply(host, i, 0);
+    recording[build_bound_counters_request(i, port, 0)] =
+        render_nldev_bound_counters_reply(host, i, 0);
   }
   return recording;
 }

@@ -330,7 +330,7 @@ Result<SimProcess> parse_process(const std::string& origin, const YAML::Node& no
                                  const std::vector<std::string>& host_devices) {
   if (auto ok = check_keys(origin, node,
                            {"pid", "comm", "devices", "qps", "cqs", "mrs", "pds", "memlock",
-                            "cap_ipc_lock", "pinned", "cpus"},
+                            "cap_ipc_lock", "pinned", "cpus", "counter_share"},
                            "process");
       !ok) {
     return ok.error();
@@ -403,6 +403,22 @@ Result<SimProcess> parse_process(const std::string& origin, const YAML::Node& no
     }
     p.cpus = *cpus;
   }
+  if (node["counter_share"]) {
+    auto text = scalar(origin, node["counter_share"], "counter_share");
+    if (!text) return text.error();
+    auto share = parse_number(*text);
+    if (!share || *share <= 0 || *share > 1) {
+      return error_at(origin, node["counter_share"], "counter_share must be a number in (0, 1]");
+    }
+    // Only mlx5 binds QPs to counters (counter_bind_qp); rxe and bnxt_re cannot.
+    for (const std::string& device : p.devices) {
+      if (!device.starts_with("mlx5_")) {
+        return error_at(origin, node["counter_share"],
+                        device + " cannot bind QP counters (only mlx5 devices can)");
+      }
+    }
+    p.counter_share = *share;
+  }
   return p;
 }
 
@@ -422,6 +438,15 @@ Result<std::vector<SimProcess>> parse_processes(const std::string& origin, const
       if (other.pid == p->pid) return error_at(origin, item["pid"], "pid used twice");
     }
     out.push_back(std::move(*p));
+  }
+  for (const std::string& device : devices) {
+    double shares = 0;
+    for (const SimProcess& p : out) {
+      if (std::find(p.devices.begin(), p.devices.end(), device) != p.devices.end()) {
+        shares += p.counter_share;
+      }
+    }
+    if (shares > 1) return error_at(origin, node, "counter_share on " + device + " adds up to > 1");
   }
   return out;
 }

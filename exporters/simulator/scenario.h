@@ -88,6 +88,10 @@ struct SimProcess {
   bool cap_ipc_lock = false;
   std::uint64_t pinned_bytes = 0;  ///< VmPin (its MRs' pinned pages); a multiple of 4 KiB
   std::string cpus;                ///< Cpus_allowed_list, e.g. "0-15"; "" = every CPU
+  /// Share of its ports' transport error counters its QPs carry (0..1). Above 0 the ports of its
+  /// devices (mlx5 only: the one driver that binds) run QP counters in auto mode by PID, so
+  /// every user process there has a bound counter; those without a share split the rest.
+  double counter_share = 0;
 };
 
 /// A counter's starting value on some ports (model counter names, docs/scenarios.md).

@@ -59,6 +59,49 @@ class SimulatedEthtoolSource final : public EthtoolSource {
   const HostModel& host_;
 };
 
+class SimulatedRdmaNetlinkSource final : public RdmaNetlinkSource {
+ public:
+  explicit SimulatedRdmaNetlinkSource(const HostModel& host) : host_(host) {}
+
+  Result<std::vector<NldevDevice>> devices() override { return now().devices(); }
+  Result<std::vector<NldevPort>> ports(std::uint32_t dev_index) override {
+    return now().ports(dev_index);
+  }
+  Result<CounterMap> port_counters(std::uint32_t dev_index, std::uint32_t port) override {
+    return now().port_counters(dev_index, port);
+  }
+  Result<std::vector<NldevCounterStatus>> counter_status(std::uint32_t dev_index,
+                                                         std::uint32_t port) override {
+    return now().counter_status(dev_index, port);
+  }
+  Result<std::vector<NldevResources>> resources() override { return now().resources(); }
+  Result<std::vector<NldevResOwner>> resource_owners(NldevResKind kind,
+                                                     std::uint32_t dev_index) override {
+    return now().resource_owners(kind, dev_index);
+  }
+  Result<NldevQpCounterMode> qp_counter_mode(std::uint32_t dev_index, std::uint32_t port) override {
+    return now().qp_counter_mode(dev_index, port);
+  }
+  Result<std::vector<NldevBoundCounter>> bound_counters(std::uint32_t dev_index,
+                                                        std::uint32_t port) override {
+    return now().bound_counters(dev_index, port);
+  }
+
+ private:
+  /// The replay source of the host as it is now: rendered once per simulated instant.
+  RdmaNetlinkSource& now() {
+    if (!replay_ || rendered_at_ != host_.elapsed_s) {
+      replay_ = make_replay_rdma_netlink_source(simulated_nldev_recording(host_));
+      rendered_at_ = host_.elapsed_s;
+    }
+    return *replay_;
+  }
+
+  const HostModel& host_;
+  std::unique_ptr<RdmaNetlinkSource> replay_;
+  double rendered_at_ = 0;
+};
+
 }  // namespace
 
 std::unique_ptr<DevlinkSource> make_simulated_devlink_source(const HostModel& host) {
@@ -66,7 +109,7 @@ std::unique_ptr<DevlinkSource> make_simulated_devlink_source(const HostModel& ho
 }
 
 std::unique_ptr<RdmaNetlinkSource> make_simulated_rdma_netlink_source(const HostModel& host) {
-  return make_replay_rdma_netlink_source(simulated_nldev_recording(host));
+  return std::make_unique<SimulatedRdmaNetlinkSource>(host);
 }
 
 std::unique_ptr<EthtoolSource> make_simulated_ethtool_source(std::unique_ptr<EthtoolSource> files,

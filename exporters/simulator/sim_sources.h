@@ -1,6 +1,6 @@
 // The simulated host's non-file sources, for the collectors that do not read the tree: devlink
 // (generic netlink), RDMA netlink (the resource dumps naming the processes that hold RDMA
-// objects) and the ethtool PFC storm-prevention tunable (an ioctl). Each answers from
+// objects, QP counters) and the ethtool PFC storm-prevention tunable (an ioctl). Each answers from
 // the host model through the same interface and, for devlink, the same parser as the live
 // host: the devlink source renders the kernel's reply bytes (devlink_render.h) and parses them
 // with collector/parse/devlink_parse.h, so nothing is put into the Snapshot directly.
@@ -18,9 +18,10 @@ namespace rdmatop::sim {
 /// devlink of `host` (which must outlive the source), read at each call.
 std::unique_ptr<DevlinkSource> make_simulated_devlink_source(const HostModel& host);
 
-/// RDMA netlink of `host` as it is when called (its devices and processes do not change during
-/// a scenario): the kernel's reply bytes (nldev_render.h) served by the replay source, so the
-/// requests, the replies and their parsing are the live client's (rdma_netlink_source.h).
+/// RDMA netlink of `host` (which must outlive the source) as it is at each call: the kernel's
+/// reply bytes (nldev_render.h), rendered again whenever simulated time has moved (bound
+/// counters advance with the port's counters), served by the replay source, so the requests,
+/// the replies and their parsing are the live client's (rdma_netlink_source.h).
 std::unique_ptr<RdmaNetlinkSource> make_simulated_rdma_netlink_source(const HostModel& host);
 
 /// `files` (the tree's ethtool dumps) plus the pfc-prevention-tout tunable of the simulated

@@ -200,4 +200,73 @@ inline std::function<void(nlmsghdr*)> qp_objects(std::uint32_t dev, const std::s
                      dev, name, objects);
 }
 
+/// stat_get_doit_qp: the port's QP counter mode; AUTO_MODE_MASK when `mask` >= 0.
+inline std::function<void(nlmsghdr*)> qp_counter_mode(std::uint32_t dev, std::uint32_t port,
+                                                      std::uint32_t mode, long mask) {
+  return [=](nlmsghdr* nlh) {
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "mlx5_0");
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, mode);
+    if (mask >= 0) {
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK, static_cast<std::uint32_t>(mask));
+    }
+  };
+}
+
+/// One bound counter as fill_res_counter_entry lays it out.
+struct CounterEntry {
+  std::uint32_t port = 1;
+  std::uint32_t id = 0;
+  std::uint32_t mode = 2;  ///< RDMA_COUNTER_MODE_MANUAL
+  int qp_type = -1;        ///< -1: no RES_TYPE (not auto mode by type)
+  std::uint32_t pid = 0;   ///< 0: no RES_PID
+  std::string kern_name;   ///< empty: no RES_KERN_NAME
+  std::vector<std::uint32_t> qpns;
+  std::vector<std::pair<std::string, std::uint64_t>> counters;
+};
+
+/// The STAT_GET dump with STAT_RES = RES_QP (res_get_common_dumpit for RDMA_RESTRACK_COUNTER):
+/// the device handle, then the STAT_COUNTER table of STAT_COUNTER_ENTRY nests, each with the
+/// port, id, mode (fill_stat_counter_mode), the RES_QP table of RES_QP_ENTRY{RES_LQPN}
+/// (fill_stat_counter_qps) and STAT_HWCOUNTERS (fill_stat_counter_hwcounters).
+inline std::function<void(nlmsghdr*)> bound_counters(std::uint32_t dev, const std::string& name,
+                                                     const std::vector<CounterEntry>& entries) {
+  return [=](nlmsghdr* nlh) {
+    mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev);
+    mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, name.c_str());
+    nlattr* table = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER);
+    for (const auto& e : entries) {
+      nlattr* entry = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY);
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, e.port);
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, e.id);
+      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, e.mode);
+      if (e.qp_type >= 0) {
+        mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_RES_TYPE, static_cast<std::uint8_t>(e.qp_type));
+      }
+      if (e.pid != 0) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_PID, e.pid);
+      if (!e.kern_name.empty()) {
+        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_RES_KERN_NAME, e.kern_name.c_str());
+      }
+      nlattr* qps = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP);
+      for (const std::uint32_t qpn : e.qpns) {
+        nlattr* qp = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_RES_QP_ENTRY);
+        mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, qpn);
+        mnl_attr_nest_end(nlh, qp);
+      }
+      mnl_attr_nest_end(nlh, qps);
+      nlattr* hw = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTERS);
+      for (const auto& [counter, value] : e.counters) {
+        nlattr* c = mnl_attr_nest_start(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY);
+        mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME, counter.c_str());
+        put_u64(nlh, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE, value);
+        mnl_attr_nest_end(nlh, c);
+      }
+      mnl_attr_nest_end(nlh, hw);
+      mnl_attr_nest_end(nlh, entry);
+    }
+    mnl_attr_nest_end(nlh, table);
+  };
+}
+
 }  // namespace rdmatop::testing

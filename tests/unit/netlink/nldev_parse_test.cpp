@@ -113,6 +113,25 @@ std::vector<std::uint8_t> res_reply() {
       .bytes();
 }
 
+std::vector<std::uint8_t> qp_mode_reply() {
+  return Reply()
+      .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+               testing::qp_counter_mode(7, 1, RDMA_COUNTER_MODE_AUTO, RDMA_COUNTER_MASK_QP_TYPE))
+      .ack(kSeq)
+      .bytes();
+}
+
+std::vector<std::uint8_t> bound_reply() {
+  return Reply()
+      .message(
+          RDMA_NLDEV_CMD_STAT_GET, kSeq,
+          testing::bound_counters(7, "mlx5_0",
+                                  {{1, 4, 1, 2, 4242, "", {0x1a2, 0x1a3}, {{"out_of_sequence", 9}}},
+                                   {1, 5, 2, -1, 0, "", {0x1b0}, {{"out_of_sequence", 0}}}}))
+      .done(kSeq)
+      .bytes();
+}
+
 /// Every parser as a function of the bytes that only says whether it succeeded.
 struct NamedParser {
   const char* name;
@@ -134,6 +153,10 @@ const std::vector<NamedParser>& parsers() {
       {"status", status_reply,
        [](const auto& b) { return ok_of(parse_stat_get_status_reply(b, kSeq)); }},
       {"res", res_reply, [](const auto& b) { return ok_of(parse_res_get_reply(b, kSeq)); }},
+      {"qp counter mode", qp_mode_reply,
+       [](const auto& b) { return ok_of(parse_qp_counter_mode_reply(b, kSeq)); }},
+      {"bound counters", bound_reply,
+       [](const auto& b) { return ok_of(parse_bound_counters_reply(b, kSeq)); }},
   };
   return all;
 }
@@ -164,6 +187,21 @@ TEST_CASE("nldev requests carry the command, flags and port", "[nldev]") {
        doit,
        {{RDMA_NLDEV_ATTR_DEV_INDEX, 7}, {RDMA_NLDEV_ATTR_PORT_INDEX, 2}}},
       {"res", build_res_get_request(11), 5129, dump, {}},
+      {"qp counter mode",
+       build_qp_counter_mode_request(7, 2, 11),
+       5137,
+       doit,
+       {{RDMA_NLDEV_ATTR_DEV_INDEX, 7},
+        {RDMA_NLDEV_ATTR_PORT_INDEX, 2},
+        {RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL},
+        {RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP}}},
+      {"bound counters",
+       build_bound_counters_request(7, 2, 11),
+       5137,
+       dump,
+       {{RDMA_NLDEV_ATTR_DEV_INDEX, 7},
+        {RDMA_NLDEV_ATTR_PORT_INDEX, 2},
+        {RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP}}},
   };
   for (const auto& c : cases) {
     INFO(c.name);

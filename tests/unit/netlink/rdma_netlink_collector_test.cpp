@@ -1,6 +1,7 @@
 // The netlink counter step with the replay double: which source serves each port under
 // --counters auto|netlink|sysfs, per-port fallback, optional-counter status, resources, and
-// that a port netlink served costs no hw_counters/ reads.
+// that a port netlink served costs no hw_counters/ reads; the QP counter mode and bound counters
+// (collect_qp_counters).
 #include <rdma/rdma_netlink.h>
 #include <catch2/catch.hpp>
 
@@ -218,6 +219,107 @@ TEST_CASE("the replay source answers only recorded requests", "[netlink]") {
   auto unknown = netlink->ports(3);
   REQUIRE_FALSE(unknown.ok());
   CHECK(unknown.error().code == ENODATA);
+}
+
+}  // namespace rdmatop
+
+namespace rdmatop {
+
+TEST_CASE("QP counters land on their port, the owner named from this tick's processes",
+          "[netlink][qp_counters]") {
+  FakeFileSource fs = two_rxe_sysfs();
+  NetlinkRecording rec = recording();
+  rec[build_qp_counter_mode_request(3, 1, 0)] =
+      Reply()
+          .message(RDMA_NLDEV_CMD_STAT_GET, 0,
+                   testing::qp_counter_mode(3, 1, RDMA_COUNTER_MODE_AUTO, RDMA_COUNTER_MASK_PID))
+          .ack(0)
+          .bytes();
+  // Listed out of id order, with an entry of another port the kernel would not send.
+  rec[build_bound_counters_request(3, 1, 0)] =
+      Reply()
+          .message(RDMA_NLDEV_CMD_STAT_GET, 0,
+                   testing::bound_counters(
+                       3, "rxe0",
+                       {{1, 8, RDMA_COUNTER_MODE_AUTO, -1, 900, "", {20}, {{"sent_pkts", 1}}},
+                        {2, 7, RDMA_COUNTER_MODE_AUTO, -1, 812, "", {30}, {}},
+                        {1, 3, RDMA_COUNTER_MODE_AUTO, -1, 812, "", {17, 18}, {{"sent_pkts", 9}}}}))
+          .done(0)
+          .bytes();
+  // rxe1: a kernel that rejects the request; the rest of the snapshot is untouched.
+  rec[build_qp_counter_mode_request(4, 1, 0)] = Reply().error(0, -EOPNOTSUPP).bytes();
+  auto netlink = make_replay_rdma_netlink_source(rec);
+  testing::UnsupportedEthtoolSource ethtool;
+  const CollectContext ctx{fs, ethtool, {}, netlink.get(), CounterSource::auto_select};
+  Snapshot snap;
+  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap));
+  RdmaProcess process;
+  process.pid = 812;
+  process.comm = "ib_write_bw";
+  snap.rdma_processes.push_back(process);
+  collect_qp_counters(ctx, snap);
+
+  const PortSample& port = snap.devices[0].ports.at(0);
+  REQUIRE(port.qp_counter_mode.has_value());
+  CHECK(*port.qp_counter_mode == QpCounterMode{1, 2});
+  REQUIRE(port.bound_counters.size() == 2);
+  CHECK(port.bound_counters[0] ==
+        BoundCounter{3, 1, std::nullopt, 812, "", "ib_write_bw", {17, 18}, {{"sent_pkts", 9}}});
+  // A PID without a process this tick (it exited) keeps no name.
+  CHECK(port.bound_counters[1].pid == 900u);
+  CHECK(port.bound_counters[1].comm.empty());
+  // The port's own counters are not touched: the kernel already counts bound QPs in them.
+  CHECK(port.hw_counters == CounterMap{{"rcvd_pkts", 60}, {"sent_pkts", 50}});
+  REQUIRE(status(snap, "netlink-qp-counters", "rxe0/1") != nullptr);
+  CHECK(status(snap, "netlink-qp-counters", "rxe0/1")->state == SourceState::ok);
+
+  const PortSample& other = snap.devices[1].ports.at(0);
+  CHECK_FALSE(other.qp_counter_mode.has_value());
+  CHECK(other.bound_counters.empty());
+  const SourceStatus* rejected = status(snap, "netlink-qp-counters", "rxe1/1");
+  REQUIRE(rejected != nullptr);
+  CHECK(rejected->state == SourceState::no_data);
+  CHECK(rejected->message ==
+        "not supported: RDMA_NLDEV_CMD_STAT_GET (QP counter mode): Operation not supported");
+  CHECK(other.hw_counters == CounterMap{{"rcvd_pkts", 4}, {"sent_pkts", 3}});
+}
+
+TEST_CASE("QP counters: a failing dump is an error of that port only; no netlink, no reads",
+          "[netlink][qp_counters]") {
+  FakeFileSource fs = two_rxe_sysfs();
+  NetlinkRecording rec = recording();
+  for (const std::uint32_t dev : {3U, 4U}) {
+    rec[build_qp_counter_mode_request(dev, 1, 0)] =
+        Reply()
+            .message(RDMA_NLDEV_CMD_STAT_GET, 0, testing::qp_counter_mode(dev, 1, 0, -1))
+            .ack(0)
+            .bytes();
+  }
+  rec[build_bound_counters_request(3, 1, 0)] = Reply().error(0, -EPERM).bytes();
+  rec[build_bound_counters_request(4, 1, 0)] = Reply().done(0).bytes();
+  auto netlink = make_replay_rdma_netlink_source(rec);
+  testing::UnsupportedEthtoolSource ethtool;
+  const CollectContext ctx{fs, ethtool, {}, netlink.get(), CounterSource::sysfs};
+  Snapshot snap;
+  collect_rdma_sysfs(ctx, snap);
+  collect_qp_counters(ctx, snap);
+  const SourceStatus* failed = status(snap, "netlink-qp-counters", "rxe0/1");
+  REQUIRE(failed != nullptr);
+  CHECK(failed->state == SourceState::error);
+  CHECK(failed->message == "RDMA_NLDEV_CMD_STAT_GET (bound counters): Operation not permitted");
+  REQUIRE(status(snap, "netlink-qp-counters", "rxe1/1") != nullptr);
+  CHECK(status(snap, "netlink-qp-counters", "rxe1/1")->state == SourceState::ok);
+  REQUIRE(snap.devices[1].ports[0].qp_counter_mode.has_value());
+  CHECK(*snap.devices[1].ports[0].qp_counter_mode == QpCounterMode{0, 0});
+  CHECK(snap.devices[1].ports[0].bound_counters.empty());
+
+  const CollectContext offline{fs, ethtool, {}, nullptr, CounterSource::sysfs};
+  Snapshot none;
+  collect_rdma_sysfs(offline, none);
+  const auto before = none.sources.size();
+  collect_qp_counters(offline, none);
+  CHECK(none.sources.size() == before);
+  CHECK_FALSE(none.devices[0].ports[0].qp_counter_mode.has_value());
 }
 
 }  // namespace rdmatop

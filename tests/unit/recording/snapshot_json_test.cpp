@@ -66,6 +66,10 @@ Snapshot full_snapshot() {
   p.hw_counters_lifespan_ms = 10;
   p.counter_source = "netlink";
   p.optional_counters = {{"lifespan_probe", true}, {"rx_icrc_encapsulated", false}};
+  p.qp_counter_mode = QpCounterMode{1, 3};
+  p.bound_counters = {
+      BoundCounter{4, 1, 2, 4242, "", "ib_write_bw", {0xffffff, 7}, {{"out_of_sequence", kMax}}},
+      BoundCounter{9, 2, std::nullopt, std::nullopt, "rdma_cm", "", {}, {}}};
   d.ports.push_back(p);
   PortSample p2 = p;
   p2.port = 2;
@@ -312,6 +316,33 @@ TEST_CASE("Keys added to version 1 later are optional on read", "[recording][sna
   const auto bad = snapshot_from_json(doc, kStart);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message == "devices[0].ports[0].optional_counters.x: expected true or false");
+}
+
+TEST_CASE("QP counters: unread stays unread, older files read without them, bad QPNs named",
+          "[recording][snapshot_json]") {
+  Snapshot s = full_snapshot();
+  s.devices[0].ports[0].qp_counter_mode.reset();
+  s.devices[0].ports[0].bound_counters.clear();
+  const Snapshot back = round_trip(s);
+  CHECK(back == s);
+  CHECK_FALSE(back.devices[0].ports[0].qp_counter_mode.has_value());
+  REQUIRE(back.devices[0].ports[1].qp_counter_mode.has_value());
+  CHECK(back.devices[0].ports[1].bound_counters.size() == 2);
+
+  json doc = json::parse(snapshot_to_json(full_snapshot(), kStart).dump());
+  CHECK(doc["devices"][0]["ports"][0]["bound_counters"][1]["pid"].is_null());
+  doc["devices"][0]["ports"][0].erase("qp_counter_mode");
+  doc["devices"][0]["ports"][0].erase("bound_counters");
+  const auto old = snapshot_from_json(doc, kStart);
+  REQUIRE(old.ok());
+  CHECK_FALSE(old->devices[0].ports[0].qp_counter_mode.has_value());
+  CHECK(old->devices[0].ports[0].bound_counters.empty());
+
+  doc["devices"][0]["ports"][1]["bound_counters"][0]["qpns"][1] = 1LL << 32;
+  const auto bad = snapshot_from_json(doc, kStart);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message.find("devices[0].ports[1].bound_counters[0].qpns[1]") !=
+        std::string::npos);
 }
 
 TEST_CASE("Host configuration: absent stays absent, older files read without it",

@@ -139,3 +139,47 @@ TEST_CASE("The simulated RDMA netlink source answers through the live client's c
   CHECK_FALSE(source->resource_owners(NldevResKind::qp, 7).ok());
   CHECK_FALSE(source->port_counters(0, 1).ok());
 }
+
+TEST_CASE("Simulated QP counters: auto mode by PID where a process has a share, its QPs bound",
+          "[simulator][nldev][qp_counters]") {
+  SimProcess heavy = process(500, {"mlx5_1"}, 3);
+  heavy.counter_share = 0.75;
+  HostModel host = host_with({heavy, process(501, {"mlx5_1"}, 1), process(502, {"mlx5_0"}, 2)});
+  host.ports[1].counters["ack_timeouts"] = 1000;
+  host.ports[1].counters["out_of_sequence"] = 400;
+
+  const auto mode =
+      parse_qp_counter_mode_reply(render_nldev_qp_counter_mode_reply(host, 1, kSeq), kSeq);
+  REQUIRE(mode.ok());
+  CHECK(mode->dev_name == "mlx5_1");
+  CHECK(mode->mode == QpCounterMode{1, 2});
+  const auto none =
+      parse_qp_counter_mode_reply(render_nldev_qp_counter_mode_reply(host, 0, kSeq), kSeq);
+  REQUIRE(none.ok());
+  CHECK(none->mode == QpCounterMode{0, 0});
+
+  const auto bytes = render_nldev_bound_counters_reply(host, 1, kSeq);
+  // The table and its entries without NLA_F_NESTED (res_get_common_dumpit).
+  const auto [count, flagged] = messages(
+      bytes, static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET)));
+  CHECK(count == 1);
+  CHECK_FALSE(flagged);
+  const auto bound = parse_bound_counters_reply(bytes, kSeq);
+  REQUIRE(bound.ok());
+  REQUIRE(bound->size() == 2);
+  const BoundCounter& a = (*bound)[0].counter;
+  const BoundCounter& b = (*bound)[1].counter;
+  CHECK(a.pid == 500u);
+  CHECK(b.pid == 501u);
+  // The QP numbers are the QP dump's: the processes' QPs after ib_core's QP 1.
+  CHECK(a.qpns == std::vector<std::uint32_t>{0x100, 0x101, 0x102});
+  CHECK(b.qpns == std::vector<std::uint32_t>{0x103});
+  CHECK(a.hw_counters.at("local_ack_timeout_err") == 750);
+  CHECK(b.hw_counters.at("local_ack_timeout_err") == 250);  // the rest, for the one without
+  CHECK(a.hw_counters.at("out_of_sequence") == 300);
+  // A port without auto mode has nothing bound: NLMSG_DONE alone.
+  const auto empty =
+      parse_bound_counters_reply(render_nldev_bound_counters_reply(host, 0, kSeq), kSeq);
+  REQUIRE(empty.ok());
+  CHECK(empty->empty());
+}

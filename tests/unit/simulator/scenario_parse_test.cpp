@@ -264,6 +264,7 @@ nics: [rxe0]
 processes:
   - {pid: 7, comm: app, devices: [mlx5_0, rxe0], qps: 4, memlock: 65536, pinned: 8192, cpus: 0-3}
   - {pid: 8, comm: other, devices: [bnxt_re0], memlock: unlimited, cap_ipc_lock: yes}
+  - {pid: 9, comm: bound, devices: [mlx5_1], counter_share: 0.25}
 phases:
   - duration: 1m
 expect:
@@ -272,7 +273,7 @@ expect_quiet_pids: [8]
 )",
                                 "t.yaml");
   REQUIRE(s.ok());
-  REQUIRE(s->processes.size() == 2);
+  REQUIRE(s->processes.size() == 3);
   const SimProcess& p = s->processes[0];
   CHECK(p.pid == 7);
   CHECK(p.comm == "app");
@@ -285,6 +286,8 @@ expect_quiet_pids: [8]
   CHECK_FALSE(p.cap_ipc_lock);
   CHECK_FALSE(s->processes[1].memlock_bytes);
   CHECK(s->processes[1].cap_ipc_lock);
+  CHECK(p.counter_share == 0);
+  CHECK(s->processes[2].counter_share == 0.25);
   REQUIRE(s->expect.size() == 1);
   CHECK(s->expect[0].pid == std::optional<std::uint32_t>(7));
   CHECK(s->expect[0].device.empty());
@@ -314,6 +317,14 @@ expect_quiet_pids: [8]
       {"  - {pid: 1, comm: a, devices: [mlx5_0]}\n  - {pid: 1, comm: b, devices: [mlx5_1]}\n",
        "pid used twice"},
       {"  - {pid: 1, comm: a, devices: [mlx5_0]}\nexpect_quiet_pids: [2]\n", "names no process"},
+      {"  - {pid: 1, comm: a, devices: [mlx5_0], counter_share: 0}\n", "counter_share must be"},
+      {"  - {pid: 1, comm: a, devices: [mlx5_0], counter_share: 1.5}\n", "counter_share must be"},
+      {"  - {pid: 1, comm: a, devices: [mlx5_0], counter_share: lots}\n", "counter_share must be"},
+      {"  - {pid: 1, comm: a, devices: [mlx5_0, bnxt_re0], counter_share: 0.5}\n",
+       "bnxt_re0 cannot bind QP counters"},
+      {"  - {pid: 1, comm: a, devices: [mlx5_0], counter_share: 0.6}\n"
+       "  - {pid: 2, comm: b, devices: [mlx5_0], counter_share: 0.6}\n",
+       "counter_share on mlx5_0 adds up to > 1"},
       {"  - {pid: 1, comm: a, devices: [mlx5_0]}\nexpect:\n  - {alert: A, pid: x, within_ticks: "
        "1}\n",
        "pid must be"},

@@ -251,3 +251,54 @@ TEST_CASE("Scenario processes reach the Snapshot by RDMA netlink and procfs", "[
   REQUIRE(find(4402) != nullptr);
   CHECK(find(4402)->cpu_numa_nodes == std::vector<std::int32_t>{1});
 }
+
+TEST_CASE("Bound QP counters attribute a port's retransmits to one process", "[simulator]") {
+  auto sim = sim::Simulator::create(*sim::find_builtin_scenario("qp-counter-attribution"));
+  REQUIRE(sim.ok());
+  auto provider = sim::simulator_provider(**sim);
+  std::optional<Snapshot> snap;
+  // Into the loss phase: 1 min healthy at 5 s per tick, then loss.
+  for (std::uint64_t seq = 1; seq <= 30; ++seq) snap = provider(seq);
+  REQUIRE(snap.has_value());
+  const auto port = [&](const std::string& device) -> const PortSample& {
+    for (const DeviceSample& d : snap->devices) {
+      if (d.name == device) return d.ports.at(0);
+    }
+    FAIL("no device " << device);
+    return snap->devices.at(0).ports.at(0);
+  };
+  for (const auto& status : snap->sources) {
+    INFO(status.source << " " << status.target << " " << status.message);
+    if (status.source == "netlink-qp-counters") CHECK(status.state == SourceState::ok);
+  }
+  const PortSample& lossy = port("mlx5_1");
+  REQUIRE(lossy.qp_counter_mode.has_value());
+  CHECK(*lossy.qp_counter_mode == QpCounterMode{1, 2});  // auto, by PID
+  REQUIRE(lossy.bound_counters.size() == 2);
+  const BoundCounter& trainer = lossy.bound_counters[0];
+  const BoundCounter& kv = lossy.bound_counters[1];
+  CHECK(trainer.pid == 5101u);
+  CHECK(trainer.comm == "trainer");  // named from the process collector's read of /proc
+  CHECK(trainer.qpns.size() == 4);
+  CHECK(kv.pid == 5202u);
+  CHECK(kv.comm == "kv-cache");
+  CHECK(kv.qpns.size() == 2);
+  // The bound counters split the port's own count (which already includes them), 95:5.
+  const std::uint64_t port_timeouts = lossy.hw_counters.at("local_ack_timeout_err");
+  const std::uint64_t trainer_timeouts = trainer.hw_counters.at("local_ack_timeout_err");
+  const std::uint64_t kv_timeouts = kv.hw_counters.at("local_ack_timeout_err");
+  CHECK(port_timeouts > 1000);
+  CHECK(trainer_timeouts + kv_timeouts <= port_timeouts);
+  CHECK(trainer_timeouts > 15 * kv_timeouts);
+  CHECK(static_cast<double>(trainer_timeouts) ==
+        Approx(0.95 * static_cast<double>(port_timeouts)).epsilon(0.01));
+  // The QP numbers are the ones the QP dump gives the same processes.
+  CHECK(trainer.qpns.front() < kv.qpns.front());
+  // Ports whose processes have no share, and bnxt_re (which cannot bind), run no QP counters.
+  for (const std::string device : {"mlx5_0", "bnxt_re0"}) {
+    INFO(device);
+    REQUIRE(port(device).qp_counter_mode.has_value());
+    CHECK(port(device).qp_counter_mode->mode == 0u);
+    CHECK(port(device).bound_counters.empty());
+  }
+}

@@ -10,6 +10,12 @@
 #     the same run (kernel users, e.g. ib_core's GSI QP, included).
 #   * The same with --counters sysfs: the owners need RDMA netlink, not the netlink counters.
 #   * The rdma-processes statuses are ok.
+#   * QP counters (docs/report-format.md "QP counters"), with the server's QP alive: rdmatop's
+#     counter mode of rxe0/1 equals `rdma statistic qp mode`, its bound counters equal
+#     `rdma statistic qp show` (none: rxe has no counter_alloc_stats/counter_bind_qp). Then
+#     `rdma statistic qp set link rxe0/1 auto type on`: whatever the kernel answers, rdmatop's
+#     mode must follow `rdma statistic qp mode`, and with a second server's QP created under that
+#     mode the bound counters must still equal `rdma statistic qp show`.
 # Usage: rdma-processes.sh RDMATOP_BINARY
 set -euo pipefail
 # shellcheck source=tests/vm/cases/lib.sh
@@ -25,13 +31,17 @@ trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null || true' EXIT
 bash -c 'ulimit -l 1024 && exec ibv_rc_pingpong -d rxe0 -g "$1" -s 64 -n 5 -p 18520' _ \
   "$RXE_VM_GID_INDEX" >"$tmp/server.log" 2>&1 &
 server=$!
-# Its objects exist once it listens for the client's TCP connection.
-for ((i = 0; ; i++)); do
-  ss -Hltn 'sport = :18520' | grep -q . && break
-  kill -0 "$server" 2>/dev/null || { cat "$tmp/server.log"; fail "ibv_rc_pingpong server died"; }
-  ((i < 300)) || fail "ibv_rc_pingpong server not listening after 30 s"
-  sleep 0.1
-done
+# A server's objects exist once it listens for the client's TCP connection.
+wait_listening() { # tcp-port pid log
+  local i
+  for ((i = 0; ; i++)); do
+    ss -Hltn "sport = :$1" | grep -q . && return
+    kill -0 "$2" 2>/dev/null || { cat "$3"; fail "ibv_rc_pingpong server on $1 died"; }
+    ((i < 300)) || fail "ibv_rc_pingpong server not listening on $1 after 30 s"
+    sleep 0.1
+  done
+}
+wait_listening 18520 "$server" "$tmp/server.log"
 
 "$rdmatop" report --json --interval 0 >"$tmp/report.json" || fail "rdmatop report exited $?"
 for kind in qp cq mr pd; do
@@ -90,3 +100,56 @@ jq -e '[.sources[] | select(.source == "rdma-processes")]
   fail "rdma-processes statuses: $(jq -c '[.sources[] | select(.source == "rdma-processes")]' \
     "$tmp/report.json")"
 echo "PASS: pid $server (ibv_rc_pingpong) listed with its objects, memlock 1 MiB and CPUs"
+
+# --- QP counters ---------------------------------------------------------------------------
+# iproute2 prints the mode as "qp auto off" unless auto mode is on ("qp auto type on"), and each
+# bound counter as one object with its cntn and lqpn list.
+qp_counters_equal() { # label report.json
+  local label=$1 report=$2 want got
+  rdma -j statistic qp mode link rxe0/1 >"$tmp/rdma-mode.json" || fail "rdma statistic qp mode"
+  rdma -j statistic qp show link rxe0/1 >"$tmp/rdma-show.json" || fail "rdma statistic qp show"
+  want=$(jq -r '.[] | select(.ifname == "rxe0" and .port == 1) | .mode' "$tmp/rdma-mode.json")
+  got=$(jq -r '.qp_counters[] | select(.device == "rxe0" and .port == 1)
+    | if (.mode | startswith("auto")) then
+        "qp auto " + ([if (.auto_mask % 2) == 1 then "type" else empty end,
+                       if (.auto_mask / 2 | floor) % 2 == 1 then "pid" else empty end]
+                      | join(",")) + " on"
+      else "qp auto off" end' "$report")
+  echo "$label: rdma statistic qp mode: \"$want\"; rdmatop: \"$got\""
+  [[ -n "$want" && "$want" == "$got" ]] || fail "$label: QP counter mode differs"
+  want=$(jq -c '[.[] | select(.ifname == "rxe0") | {cntn, lqpn}] | sort' "$tmp/rdma-show.json")
+  got=$(jq -c '[.qp_counters[] | select(.device == "rxe0") | .bound_counters[]
+    | {cntn: .id, lqpn: .qpns}] | sort' "$report")
+  echo "$label: rdma statistic qp show: $want; rdmatop: $got"
+  [[ "$want" == "$got" ]] || fail "$label: bound counters differ"
+  jq -e '[.sources[] | select(.source == "netlink-qp-counters" and .target == "rxe0/1")]
+    | length == 1 and .[0].state == "ok"' "$report" >/dev/null ||
+    fail "$label: netlink-qp-counters status: $(jq -c '[.sources[] |
+      select(.source == "netlink-qp-counters")]' "$report")"
+}
+
+qp_counters_equal "QP alive" "$tmp/report.json"
+"$rdmatop" report --interval 0 >"$tmp/report.txt" || fail "rdmatop report (text) exited $?"
+grep -E '^  rxe0/1 +none +0 +driver rxe cannot bind QP counters' "$tmp/report.txt" ||
+  fail "text report lacks the rxe0/1 QP counter line: $(sed -n '/^QP COUNTERS/,/^$/p' \
+    "$tmp/report.txt")"
+
+if rdma statistic qp set link rxe0/1 auto type on 2>"$tmp/set.err"; then
+  echo "rdma statistic qp set link rxe0/1 auto type on: accepted"
+  # A QP created under auto mode asks for a counter (rdma_counter_bind_qp_auto on its move to
+  # INIT); rxe cannot allocate one, so it stays unbound, and both tools must say so.
+  ibv_rc_pingpong -d rxe0 -g "$RXE_VM_GID_INDEX" -s 64 -n 5 -p 18521 >"$tmp/server2.log" 2>&1 &
+  server2=$!
+  trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null; kill "$server2" 2>/dev/null || true' EXIT
+  wait_listening 18521 "$server2" "$tmp/server2.log"
+  rdma -j resource show qp link rxe0/1 >"$tmp/rdma-qp2.json" || fail "rdma resource show qp"
+  jq -e --argjson pid "$server2" '[.[] | select(.pid == $pid)] | length == 1' \
+    "$tmp/rdma-qp2.json" >/dev/null || fail "the second server's QP is not in rdma resource show"
+  echo "second server (pid $server2) holds QP $(jq --argjson pid "$server2" \
+    '.[] | select(.pid == $pid) | .lqpn' "$tmp/rdma-qp2.json"), created under auto mode"
+else
+  echo "rdma statistic qp set link rxe0/1 auto type on: rejected: $(cat "$tmp/set.err")"
+fi
+"$rdmatop" report --json --interval 0 >"$tmp/report-auto.json" || fail "rdmatop report exited $?"
+qp_counters_equal "after set auto type on" "$tmp/report-auto.json"
+echo "PASS: QP counter mode and bound counters of rxe0/1 equal rdma statistic qp mode/show"
