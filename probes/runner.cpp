@@ -197,13 +197,17 @@ void Runner::execute(const Job& job) {
     s.registered = s.transport->registered_bytes();
   }
   // A burst stops at the first ping that is not answered: after a timeout the path is suspect
-  // and the next round retries it, after an error the connection is gone.
-  bool reconnect = false;
+  // and the next round retries it, after an error the connection is gone. Results are recorded
+  // after the burst: work between two pings (the stats lock, the histogram) measurably
+  // lengthened the next round trip (docs/probes.md, "Accuracy against perftest").
+  std::vector<PingResult> results;
+  results.reserve(options_.burst);
   for (std::uint32_t i = 0; i < options_.burst; ++i) {
-    const PingResult r = s.transport->ping(job.payload_bytes, options_.timeout);
-    reconnect = record(s, r);
-    if (r.outcome != PingResult::Outcome::answered) break;
+    results.push_back(s.transport->ping(job.payload_bytes, options_.timeout));
+    if (results.back().outcome != PingResult::Outcome::answered) break;
   }
+  bool reconnect = false;
+  for (const PingResult& r : results) reconnect = record(s, r);
   if (reconnect) {
     s.transport->disconnect();
     s.transport.reset();
