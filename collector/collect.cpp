@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 
 namespace rdmatop {
 
@@ -25,6 +26,11 @@ SourceStatus StatusTimer::finish(SourceState state, std::string message) const {
                       std::chrono::steady_clock::now() - start_};
 }
 
+RdmaDeviceList list_rdma_devices(const CollectContext& ctx) {
+  if (ctx.netlink == nullptr) return Error{ENODEV, "no RDMA netlink (not the live host)"};
+  return ctx.netlink->devices();
+}
+
 Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   Snapshot snap;
   snap.seq = seq;
@@ -32,14 +38,15 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   snap.wall = std::chrono::system_clock::now();
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) == 0) snap.hostname = host.data();
-  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap));
+  const RdmaDeviceList devices = list_rdma_devices(ctx);
+  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, devices));
   collect_netdev_sysfs(ctx, snap);
   collect_ethtool(ctx, snap);
   collect_devlink(ctx, snap);
   collect_dcb(ctx, snap);
   collect_readiness(ctx, snap);
-  collect_rdma_processes(ctx, snap);
-  collect_qp_counters(ctx, snap);
+  collect_rdma_processes(ctx, snap, devices);
+  collect_qp_counters(ctx, snap, devices);
   return snap;
 }
 

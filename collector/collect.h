@@ -56,9 +56,15 @@ struct NetlinkData {
   std::map<std::string, CounterMap> resources;                             ///< by device
 };
 
+/// The RDMA devices as RDMA netlink lists them (one RDMA_NLDEV_CMD_GET dump), read once per tick
+/// and shared by the collectors that need device indexes; an error without ctx.netlink.
+using RdmaDeviceList = Result<std::vector<NldevDevice>>;
+RdmaDeviceList list_rdma_devices(const CollectContext& ctx);
+
 /// Reads hw counters, optional-counter status and resource summaries by RDMA netlink for the
 /// devices the filter accepts (nothing when ctx.counters is sysfs).
-NetlinkData collect_rdma_netlink(const CollectContext& ctx, Snapshot& out);
+NetlinkData collect_rdma_netlink(const CollectContext& ctx, Snapshot& out,
+                                 const RdmaDeviceList& devices);
 
 /// Reads class/infiniband: devices, ports, GIDs, counters, hw_counters.
 void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out);
@@ -79,10 +85,11 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out);
 
 /// Processes holding RDMA objects (QP/CQ/MR/PD dumps by RDMA netlink) with their memlock limit,
 /// pinned memory and CPU NUMA nodes from procfs (host readiness).
-void collect_rdma_processes(const CollectContext& ctx, Snapshot& out);
+void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
+                            const RdmaDeviceList& devices);
 /// Reads each port's QP counter mode and its QP-bound counters by RDMA netlink (nothing without
 /// it); run after collect_rdma_processes, whose process names it reuses.
-void collect_qp_counters(const CollectContext& ctx, Snapshot& out);
+void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices);
 
 /// Runs all collectors in order and stamps the snapshot (seq, clocks, hostname).
 Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);

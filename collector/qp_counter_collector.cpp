@@ -73,9 +73,8 @@ SourceStatus read_port(RdmaNetlinkSource& netlink, const NldevDevice& device, Po
 
 }  // namespace
 
-void collect_qp_counters(const CollectContext& ctx, Snapshot& out) {
+void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices) {
   if (ctx.netlink == nullptr) return;
-  auto devices = ctx.netlink->devices();
   if (!devices) {
     // The "netlink" status already says why; here it only means "nothing to report".
     out.sources.push_back(

@@ -36,7 +36,8 @@ std::string optional_counter_note(const std::string& target,
 
 class NetlinkCollector {
  public:
-  NetlinkCollector(const CollectContext& ctx, Snapshot& out) : ctx_(ctx), out_(out) {}
+  NetlinkCollector(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices)
+      : ctx_(ctx), out_(out), devices_(devices) {}
 
   NetlinkData collect() {
     NetlinkData data;
@@ -52,13 +53,12 @@ class NetlinkCollector {
       }
       return data;
     }
-    auto devices = ctx_.netlink->devices();
-    if (!devices) {
-      out_.sources.push_back(timer.finish(fallback_state(), devices.error().message));
+    if (!devices_) {
+      out_.sources.push_back(timer.finish(fallback_state(), devices_.error().message));
       return data;
     }
     out_.sources.push_back(timer.finish(SourceState::ok));
-    for (const auto& device : *devices) {
+    for (const auto& device : *devices_) {
       if (!ctx_.filter.accepts(device.name)) continue;
       for (std::uint32_t port = 1; port <= device.port_count; ++port) {
         read_port(device, port, data);
@@ -114,12 +114,14 @@ class NetlinkCollector {
 
   const CollectContext& ctx_;
   Snapshot& out_;
+  const RdmaDeviceList& devices_;
 };
 
 }  // namespace
 
-NetlinkData collect_rdma_netlink(const CollectContext& ctx, Snapshot& out) {
-  return NetlinkCollector(ctx, out).collect();
+NetlinkData collect_rdma_netlink(const CollectContext& ctx, Snapshot& out,
+                                 const RdmaDeviceList& devices) {
+  return NetlinkCollector(ctx, out, devices).collect();
 }
 
 }  // namespace rdmatop

@@ -152,10 +152,10 @@ void read_procfs(const FileSource& procfs, const std::map<std::uint32_t, std::in
 
 }  // namespace
 
-void collect_rdma_processes(const CollectContext& ctx, Snapshot& out) {
+void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
+                            const RdmaDeviceList& devices) {
   if (ctx.netlink == nullptr) return;
   StatusTimer host_timer(kSource, "");
-  auto devices = ctx.netlink->devices();
   if (!devices) {
     // The "netlink" status already says why; here it only means "nothing to report".
     out.sources.push_back(host_timer.finish(SourceState::no_data, devices.error().message));

@@ -114,7 +114,7 @@ Run run(NetlinkRecording rec, const FileSource* procfs, const FakeFileSource& sy
   ctx.netlink = netlink.get();
   ctx.procfs = procfs;
   Run r;
-  collect_rdma_processes(ctx, r.snap);
+  collect_rdma_processes(ctx, r.snap, list_rdma_devices(ctx));
   return r;
 }
 
@@ -244,7 +244,7 @@ TEST_CASE("rdma processes: without procfs only the owners, without netlink nothi
   testing::UnsupportedEthtoolSource ethtool;
   const CollectContext ctx{sysfs, ethtool, {}};
   Snapshot snap;
-  collect_rdma_processes(ctx, snap);
+  collect_rdma_processes(ctx, snap, list_rdma_devices(ctx));
   CHECK(snap.rdma_processes.empty());
   CHECK(snap.sources.empty());
 }

@@ -5,6 +5,7 @@
 #include <rdma/rdma_netlink.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <string>
 #include <vector>
@@ -81,7 +82,7 @@ Snapshot collect(const FileSource& fs, RdmaNetlinkSource* netlink, CounterSource
   testing::UnsupportedEthtoolSource ethtool;
   const CollectContext ctx{fs, ethtool, {}, netlink, mode};
   Snapshot snap;
-  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap));
+  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, list_rdma_devices(ctx)));
   return snap;
 }
 
@@ -252,12 +253,12 @@ TEST_CASE("QP counters land on their port, the owner named from this tick's proc
   testing::UnsupportedEthtoolSource ethtool;
   const CollectContext ctx{fs, ethtool, {}, netlink.get(), CounterSource::auto_select};
   Snapshot snap;
-  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap));
+  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, list_rdma_devices(ctx)));
   RdmaProcess process;
   process.pid = 812;
   process.comm = "ib_write_bw";
   snap.rdma_processes.push_back(process);
-  collect_qp_counters(ctx, snap);
+  collect_qp_counters(ctx, snap, list_rdma_devices(ctx));
 
   const PortSample& port = snap.devices[0].ports.at(0);
   REQUIRE(port.qp_counter_mode.has_value());
@@ -302,7 +303,7 @@ TEST_CASE("QP counters: a failing dump is an error of that port only; no netlink
   const CollectContext ctx{fs, ethtool, {}, netlink.get(), CounterSource::sysfs};
   Snapshot snap;
   collect_rdma_sysfs(ctx, snap);
-  collect_qp_counters(ctx, snap);
+  collect_qp_counters(ctx, snap, list_rdma_devices(ctx));
   const SourceStatus* failed = status(snap, "netlink-qp-counters", "rxe0/1");
   REQUIRE(failed != nullptr);
   CHECK(failed->state == SourceState::error);
@@ -317,9 +318,62 @@ TEST_CASE("QP counters: a failing dump is an error of that port only; no netlink
   Snapshot none;
   collect_rdma_sysfs(offline, none);
   const auto before = none.sources.size();
-  collect_qp_counters(offline, none);
+  collect_qp_counters(offline, none, list_rdma_devices(offline));
   CHECK(none.sources.size() == before);
   CHECK_FALSE(none.devices[0].ports[0].qp_counter_mode.has_value());
+}
+
+namespace {
+
+/// Forwards to a replay source and counts the device dumps.
+class CountingSource final : public RdmaNetlinkSource {
+ public:
+  explicit CountingSource(RdmaNetlinkSource& inner) : inner_(inner) {}
+  int device_dumps = 0;
+  Result<std::vector<NldevDevice>> devices() override {
+    ++device_dumps;
+    return inner_.devices();
+  }
+  Result<std::vector<NldevPort>> ports(std::uint32_t dev) override { return inner_.ports(dev); }
+  Result<CounterMap> port_counters(std::uint32_t dev, std::uint32_t port) override {
+    return inner_.port_counters(dev, port);
+  }
+  Result<std::vector<NldevCounterStatus>> counter_status(std::uint32_t dev,
+                                                         std::uint32_t port) override {
+    return inner_.counter_status(dev, port);
+  }
+  Result<std::vector<NldevResources>> resources() override { return inner_.resources(); }
+  Result<std::vector<NldevResOwner>> resource_owners(NldevResKind kind,
+                                                     std::uint32_t dev) override {
+    return inner_.resource_owners(kind, dev);
+  }
+  Result<NldevQpCounterMode> qp_counter_mode(std::uint32_t dev, std::uint32_t port) override {
+    return inner_.qp_counter_mode(dev, port);
+  }
+  Result<std::vector<NldevBoundCounter>> bound_counters(std::uint32_t dev,
+                                                        std::uint32_t port) override {
+    return inner_.bound_counters(dev, port);
+  }
+
+ private:
+  RdmaNetlinkSource& inner_;
+};
+
+}  // namespace
+
+TEST_CASE("one snapshot lists the RDMA devices once, for every netlink collector", "[netlink]") {
+  FakeFileSource fs = two_rxe_sysfs();
+  auto replay = make_replay_rdma_netlink_source(recording());
+  CountingSource netlink(*replay);
+  testing::UnsupportedEthtoolSource ethtool;
+  const CollectContext ctx{fs, ethtool, {}, &netlink, CounterSource::auto_select};
+  const Snapshot snap = collect_snapshot(ctx, 1);
+  CHECK(netlink.device_dumps == 1);
+  // The shared list reached all three: counters, processes and QP counters each reported.
+  CHECK(status(snap, "netlink", "rxe0/1") != nullptr);
+  CHECK(status(snap, "netlink-qp-counters", "rxe0/1") != nullptr);
+  CHECK(std::any_of(snap.sources.begin(), snap.sources.end(),
+                    [](const SourceStatus& s) { return s.source == "rdma-processes"; }));
 }
 
 }  // namespace rdmatop
