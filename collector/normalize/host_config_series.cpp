@@ -69,17 +69,6 @@ constexpr double kAutoSeconds = 0.1;
 constexpr std::uint16_t kAuto = 0xffff;
 constexpr double kMillisecondsPerSecond = 1e3;
 
-Labels sorted(Labels labels) {
-  std::sort(labels.begin(), labels.end());
-  return labels;
-}
-
-void add(std::vector<Series>& out, std::string_view name, Labels labels, SeriesKind kind,
-         double value, std::string origin) {
-  out.push_back(
-      Series{std::string(name), sorted(std::move(labels)), kind, value, 0, std::move(origin)});
-}
-
 const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& name) {
   if (name.empty()) return nullptr;
   const auto it = std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
@@ -95,14 +84,14 @@ void add_port_config(const DeviceSample& device, const PortSample& port, const N
     for (int p = 0; p < 8; ++p) {
       Labels labels = base;
       labels.emplace_back("priority", std::to_string(p));
-      add(out, "rdma_pfc_enabled", std::move(labels), SeriesKind::gauge,
-          (*netdev.dcb->pfc_enabled >> p) & 1U, "dcb/pfc_en");
+      add_series(out, "rdma_pfc_enabled", std::move(labels), SeriesKind::gauge,
+                 (*netdev.dcb->pfc_enabled >> p) & 1U, "dcb/pfc_en");
     }
   }
   if (netdev.pfc_prevention_tout_ms) {
-    add(out, "rdma_pfc_storm_prevention_seconds", base, SeriesKind::gauge,
-        pfc_storm_prevention_seconds(*netdev.pfc_prevention_tout_ms),
-        "ethtool/pfc-prevention-tout");
+    add_series(out, "rdma_pfc_storm_prevention_seconds", base, SeriesKind::gauge,
+               pfc_storm_prevention_seconds(*netdev.pfc_prevention_tout_ms),
+               "ethtool/pfc-prevention-tout");
   }
 }
 
@@ -129,25 +118,25 @@ void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
     const auto stored = firmware_version(info.stored);
     if (stored != info.stored.end()) {
       labels.emplace_back("stored", stored->second);
-      add(out, "rdma_firmware_activation_pending", {{"device", device.name}}, SeriesKind::gauge,
-          stored->second != running->second ? 1 : 0, "devlink/info");
+      add_series(out, "rdma_firmware_activation_pending", {{"device", device.name}},
+                 SeriesKind::gauge, stored->second != running->second ? 1 : 0, "devlink/info");
     }
-    add(out, "rdma_firmware_info", std::move(labels), SeriesKind::gauge, 1, "devlink/info");
+    add_series(out, "rdma_firmware_info", std::move(labels), SeriesKind::gauge, 1, "devlink/info");
   }
   for (const auto& r : info.reporters) {
     const Labels labels{{"device", device.name}, {"reporter", r.name}};
     const std::string origin = "devlink/health/" + r.name;
     if (!r.state.empty()) {
-      add(out, "rdma_devlink_health_error", labels, SeriesKind::gauge, r.state == "error" ? 1 : 0,
-          origin);
+      add_series(out, "rdma_devlink_health_error", labels, SeriesKind::gauge,
+                 r.state == "error" ? 1 : 0, origin);
     }
     if (r.error_count) {
-      add(out, "rdma_devlink_health_errors_total", labels, SeriesKind::counter,
-          static_cast<double>(*r.error_count), origin);
+      add_series(out, "rdma_devlink_health_errors_total", labels, SeriesKind::counter,
+                 static_cast<double>(*r.error_count), origin);
     }
     if (r.recover_count) {
-      add(out, "rdma_devlink_health_recovers_total", labels, SeriesKind::counter,
-          static_cast<double>(*r.recover_count), origin);
+      add_series(out, "rdma_devlink_health_recovers_total", labels, SeriesKind::counter,
+                 static_cast<double>(*r.recover_count), origin);
     }
   }
 }
@@ -176,13 +165,13 @@ void add_host_config_series(const Snapshot& snapshot, std::vector<Series>& out) 
   for (const DeviceSample& device : snapshot.devices) {
     add_devlink(device, out);
     if (device.numa_node) {
-      add(out, "rdma_device_numa_node", {{"device", device.name}}, SeriesKind::gauge,
-          *device.numa_node, "sysfs/numa_node");
+      add_series(out, "rdma_device_numa_node", {{"device", device.name}}, SeriesKind::gauge,
+                 *device.numa_node, "sysfs/numa_node");
     }
     for (const IrqSample& irq : device.irqs) {
-      add(out, "rdma_irq_interrupts_total",
-          {{"device", device.name}, {"irq", std::to_string(irq.irq)}, {"name", irq.name}},
-          SeriesKind::counter, static_cast<double>(irq.count), "procfs/interrupts");
+      add_series(out, "rdma_irq_interrupts_total",
+                 {{"device", device.name}, {"irq", std::to_string(irq.irq)}, {"name", irq.name}},
+                 SeriesKind::counter, static_cast<double>(irq.count), "procfs/interrupts");
     }
     for (const PortSample& port : device.ports) {
       if (const NetdevSample* netdev = find_netdev(snapshot, port.netdev)) {

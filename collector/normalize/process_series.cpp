@@ -8,12 +8,6 @@
 namespace rdmatop {
 namespace {
 
-void add_gauge(std::vector<Series>& out, const char* name, Labels labels, double value,
-               const char* origin) {
-  std::sort(labels.begin(), labels.end());
-  out.push_back(Series{name, std::move(labels), SeriesKind::gauge, value, 0, origin});
-}
-
 /// The devices the process holds any object on.
 std::vector<std::string> devices_of(const RdmaProcess& p) {
   std::vector<std::string> out;
@@ -61,24 +55,26 @@ void add_process_series(const Snapshot& snapshot, std::vector<Series>& out) {
         Labels labels = base;
         labels.emplace_back("device", device);
         labels.emplace_back("resource", resource);
-        add_gauge(out, "rdma_process_resources", std::move(labels), n, "netlink/res");
+        add_series(out, "rdma_process_resources", std::move(labels), SeriesKind::gauge, n,
+                   "netlink/res");
       }
     }
     if (p.pid == 0) continue;
     if (p.memlock_soft_bytes) {
-      add_gauge(out, "rdma_process_memlock_limit_bytes", base,
-                static_cast<double>(*p.memlock_soft_bytes), "procfs/limits");
+      add_series(out, "rdma_process_memlock_limit_bytes", base, SeriesKind::gauge,
+                 static_cast<double>(*p.memlock_soft_bytes), "procfs/limits");
     }
     if (p.memlock_soft_bytes || p.memlock_unlimited) {
-      add_gauge(out, "rdma_process_memlock_unlimited", base, p.memlock_unlimited ? 1 : 0,
-                "procfs/limits");
+      add_series(out, "rdma_process_memlock_unlimited", base, SeriesKind::gauge,
+                 p.memlock_unlimited ? 1 : 0, "procfs/limits");
     }
     if (p.pinned_bytes) {
-      add_gauge(out, "rdma_process_pinned_bytes", base, static_cast<double>(*p.pinned_bytes),
-                "procfs/status");
+      add_series(out, "rdma_process_pinned_bytes", base, SeriesKind::gauge,
+                 static_cast<double>(*p.pinned_bytes), "procfs/status");
     }
     if (p.cap_ipc_lock) {
-      add_gauge(out, "rdma_process_cap_ipc_lock", base, *p.cap_ipc_lock ? 1 : 0, "procfs/status");
+      add_series(out, "rdma_process_cap_ipc_lock", base, SeriesKind::gauge, *p.cap_ipc_lock ? 1 : 0,
+                 "procfs/status");
     }
     for (const std::string& device : devices_of(p)) {
       const auto node = device_nodes.find(device);
@@ -86,8 +82,8 @@ void add_process_series(const Snapshot& snapshot, std::vector<Series>& out) {
       if (const auto placement = numa_placement(p, node->second)) {
         Labels labels = base;
         labels.emplace_back("device", device);
-        add_gauge(out, "rdma_process_numa_mismatch", std::move(labels),
-                  static_cast<double>(*placement), "procfs/status+sysfs/numa_node");
+        add_series(out, "rdma_process_numa_mismatch", std::move(labels), SeriesKind::gauge,
+                   static_cast<double>(*placement), "procfs/status+sysfs/numa_node");
       }
     }
   }

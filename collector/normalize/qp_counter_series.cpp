@@ -4,16 +4,6 @@
 #include <utility>
 
 namespace rdmatop {
-namespace {
-
-void add(std::vector<Series>& out, const char* name, Labels labels, SeriesKind kind, double value,
-         const char* origin) {
-  std::sort(labels.begin(), labels.end());
-  out.push_back(Series{name, std::move(labels), kind, value, 0, origin});
-}
-
-}  // namespace
-
 std::optional<bool> binds_qp_counters(std::string_view rdma_driver) {
   switch (family_of_rdma_driver(rdma_driver)) {
     case DriverFamily::mlx5:
@@ -47,24 +37,24 @@ void add_qp_counter_series(const Snapshot& snapshot, std::vector<Series>& out) {
     for (const PortSample& port : device.ports) {
       if (!port.qp_counter_mode) continue;
       const Labels base{{"device", device.name}, {"port", std::to_string(port.port)}};
-      add(out, "rdma_port_qp_counter_mode", base, SeriesKind::gauge, port.qp_counter_mode->mode,
-          "netlink/stat_qp_mode");
-      add(out, "rdma_port_qp_counter_auto_mask", base, SeriesKind::gauge,
-          port.qp_counter_mode->auto_mask, "netlink/stat_qp_mode");
-      add(out, "rdma_port_bound_counters", base, SeriesKind::gauge,
-          static_cast<double>(port.bound_counters.size()), "netlink/stat_qp");
+      add_series(out, "rdma_port_qp_counter_mode", base, SeriesKind::gauge,
+                 port.qp_counter_mode->mode, "netlink/stat_qp_mode");
+      add_series(out, "rdma_port_qp_counter_auto_mask", base, SeriesKind::gauge,
+                 port.qp_counter_mode->auto_mask, "netlink/stat_qp_mode");
+      add_series(out, "rdma_port_bound_counters", base, SeriesKind::gauge,
+                 static_cast<double>(port.bound_counters.size()), "netlink/stat_qp");
       for (const BoundCounter& c : port.bound_counters) {
         Labels labels = base;
         labels.emplace_back("counter_id", std::to_string(c.id));
         labels.emplace_back("pid", c.pid ? std::to_string(*c.pid) : "");
         labels.emplace_back("comm", bound_counter_owner(c));
-        add(out, "rdma_bound_counter_qps", labels, SeriesKind::gauge,
-            static_cast<double>(c.qpns.size()), "netlink/stat_qp");
+        add_series(out, "rdma_bound_counter_qps", labels, SeriesKind::gauge,
+                   static_cast<double>(c.qpns.size()), "netlink/stat_qp");
         for (const auto& [name, value] : c.hw_counters) {
           Labels hw = labels;
           hw.emplace_back("hw_counter", name);
-          add(out, "rdma_bound_counter_hw_total", std::move(hw), SeriesKind::counter,
-              static_cast<double>(value), "netlink/stat_qp");
+          add_series(out, "rdma_bound_counter_hw_total", std::move(hw), SeriesKind::counter,
+                     static_cast<double>(value), "netlink/stat_qp");
         }
       }
     }

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,10 @@ struct Series {
   double wrap_modulus = 0;
   std::string origin;  ///< where it came from: "hw_counters/np_cnp_sent", "ethtool/rx_prio3_pause"
 };
+
+/// Appends a series, sorting its labels into the Labels order (no wrap modulus).
+void add_series(std::vector<Series>& out, std::string_view name, Labels labels, SeriesKind kind,
+                double value, std::string origin);
 
 /// Looks up a label value; empty string when absent.
 const std::string& label_value(const Labels& labels, const std::string& name);
