@@ -413,8 +413,15 @@ class RcTransport final : public Transport {
         if (take_cq_event(*res_)) armed = false;
         continue;
       }
-      const auto now = Clock::now();
-      last_clock_read_ = now;
+      // The echo's arrival time is read before the batch is handled, and only when the batch
+      // holds a receive: a send completion (usually reaped while the echo is still on its way)
+      // needs no time, and where a clock read is a syscall (a VM without a usable TSC) reading
+      // it then would delay seeing the echo (docs/probes.md, "Accuracy against perftest").
+      const bool has_receive = std::any_of(wcs.begin(), wcs.begin() + n, [](const ibv_wc& wc) {
+        return (wc.wr_id & kRecvTag) != 0;
+      });
+      const auto now = has_receive ? Clock::now() : Clock::time_point{};
+      if (has_receive) last_clock_read_ = now;
       bool answered = false;
       for (int i = 0; i < n; ++i) {
         // Every completion of the batch is handled, also those after the echo: a send
