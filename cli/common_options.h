@@ -38,12 +38,13 @@ void add_rule_options(CLI::App& command, RuleOptions& options);
 /// "<who>: rules: <error>" and skipped (the errors stay in the result for the outputs to show).
 RuleSetLoad load_rules(const RuleOptions& options, const std::string& who);
 
-/// --probe-targets FILE (+ --probe-transport, --probe-rate): a pingmesh prober whose results
-/// every snapshot carries (docs/probes.md). Defined in cli/probe_wiring.cpp.
+/// --probe-targets FILE (+ --probe-transport, --probe-rate, --probe-no-qp-counter): a pingmesh
+/// prober whose results every snapshot carries (docs/probes.md). Defined in cli/probe_wiring.cpp.
 struct ProbeWiringOptions {
   std::string targets_file;  ///< empty: no prober
   std::string transports = "rc_send";
-  double rate = 1;  ///< probes per second per stream
+  double rate = 1;             ///< probes per second per stream
+  bool no_qp_counter = false;  ///< --probe-no-qp-counter: do not bind probe QPs to counters
 };
 
 void add_probe_options(CLI::App& command, ProbeWiringOptions& options);

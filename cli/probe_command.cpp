@@ -50,6 +50,7 @@ struct ProbeCommandOptions {
   std::optional<double> interval;
   std::size_t workers = 4;
   std::uint32_t burst = 1;
+  bool no_qp_counter = false;
 };
 
 std::string format_seconds(double s) {
@@ -73,7 +74,10 @@ std::string tclass_text(const ProbeTargetSample& p) {
 }
 
 std::string retransmit_text(const ProbeTargetSample& p) {
-  return p.retransmits ? std::to_string(*p.retransmits) + " (" + p.retransmit_scope + ")" : "-";
+  if (!p.retransmits) return "-";
+  std::string text = std::to_string(*p.retransmits) + " (" + p.retransmit_scope;
+  if (!p.retransmit_note.empty()) text += ": " + p.retransmit_note;
+  return text + ")";
 }
 
 Result<std::vector<std::size_t>> parse_sizes(const std::string& text) {
@@ -164,8 +168,10 @@ void print_interval(const ProbeResults& r, std::map<std::string, ProbeTargetSamp
           << " max=" << format_seconds(p.window->max);
     }
     if (p.retransmits) {
-      out << " retransmits=" << *p.retransmits - before.retransmits.value_or(0) << "("
-          << p.retransmit_scope << ")";
+      // A change of scope starts another count: the delta is against the same scope only.
+      const std::uint64_t base =
+          before.retransmit_scope == p.retransmit_scope ? before.retransmits.value_or(0) : 0;
+      out << " retransmits=" << *p.retransmits - base << "(" << p.retransmit_scope << ")";
     }
     if (!p.connected && !p.last_error.empty()) out << " last_error=\"" << p.last_error << "\"";
     out << "\n";
@@ -216,6 +222,7 @@ int run_probe(const ProbeCommandOptions& o) {
 
   probes::RunnerOptions ro;
   ro.factory = probes::default_transport_factory();
+  if (!o.no_qp_counter) ro.qp_counter_binder = probes::netlink_qp_counter_binder();
   ro.probe.traffic_class = o.tclass;
   ro.probe.busy_poll = !o.event;
   if (!o.secret_file.empty()) {
@@ -235,13 +242,18 @@ int run_probe(const ProbeCommandOptions& o) {
   const bool continuous = o.interval && !o.count && !o.duration;
   if (!continuous && !o.duration) ro.max_probes_per_stream = o.count.value_or(10);
 
-  // No monitor ticks here: the command reads the RDMA ports' counters itself, once before the
-  // probes start (the baseline) and at every printed sample.
+  // No monitor ticks here: the command reads the RDMA ports' counters and their bound QP
+  // counters itself, once before the probes start (the baseline) and at every printed sample.
   const HostSources sources(o.sources);
-  const auto read_ports = [ctx = sources.context()] {
+  struct Readings {
+    probes::PortRetransmits ports;
+    probes::QpRetransmits qps;
+  };
+  const auto read_counters = [ctx = sources.context()] {
     Snapshot snapshot;
     collect_rdma_sysfs(ctx, snapshot);
-    return probes::port_retransmits(snapshot);
+    collect_qp_counters(ctx, snapshot, list_rdma_devices(ctx));
+    return Readings{probes::port_retransmits(snapshot), probes::qp_retransmits(snapshot)};
   };
 
   // Block the stop signals before the runner's threads start so they inherit the mask and
@@ -255,8 +267,8 @@ int run_probe(const ProbeCommandOptions& o) {
   probes::Runner runner(ro);
   runner.set_streams(probes::expand_streams(targets, *kinds, o.tclass));
   {
-    const auto baseline = read_ports();
-    runner.sample(&baseline);
+    const auto baseline = read_counters();
+    runner.sample(&baseline.ports, &baseline.qps);
   }
   runner.start();
 
@@ -274,8 +286,8 @@ int run_probe(const ProbeCommandOptions& o) {
     const auto now = clock::now();
     if (now >= deadline || runner.finished()) break;
     if (now >= next_line) {
-      const auto ports = read_ports();
-      const auto r = runner.sample(&ports);
+      const auto readings = read_counters();
+      const auto r = runner.sample(&readings.ports, &readings.qps);
       if (o.json) {
         std::cout << results_json(r).dump() << std::endl;
       } else {
@@ -296,8 +308,8 @@ int run_probe(const ProbeCommandOptions& o) {
     }
   }
   runner.stop();
-  const auto ports = read_ports();
-  const auto r = runner.sample(&ports);
+  const auto readings = read_counters();
+  const auto r = runner.sample(&readings.ports, &readings.qps);
   if (o.interval) {
     // The tail since the last line, so the lines add up to the totals.
     if (o.json) {
@@ -366,6 +378,10 @@ void register_probe_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--workers", o->workers, "Probe threads (a dead target holds one)")
       ->capture_default_str()
       ->check(CLI::Range(1, 64));
+  cmd->add_flag("--no-qp-counter", o->no_qp_counter,
+                "Do not bind the probe QPs to counters of their own (RDMA netlink, needs "
+                "CAP_NET_ADMIN): retransmits are then port-level unless the port's auto mode "
+                "binds them");
   add_source_options(*cmd, o->sources);
   cmd->callback([o, &exit_code] { exit_code = run_probe(*o); });
 }

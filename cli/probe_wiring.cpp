@@ -20,6 +20,9 @@ void add_probe_options(CLI::App& command, ProbeWiringOptions& options) {
   command.add_option("--probe-rate", options.rate, "Probes per second per target and transport")
       ->capture_default_str()
       ->check(CLI::Range(0.001, 1000.0));
+  command.add_flag("--probe-no-qp-counter", options.no_qp_counter,
+                   "Do not bind the probe QPs to counters of their own (retransmits are then "
+                   "port-level unless the port's auto mode binds them)");
 }
 
 Result<SnapshotProvider> with_probe_options(SnapshotProvider provider,
@@ -30,6 +33,7 @@ Result<SnapshotProvider> with_probe_options(SnapshotProvider provider,
   if (!kinds) return Error{EINVAL, "--probe-transport: " + kinds.error().message};
   probes::RunnerOptions ro;
   ro.factory = probes::default_transport_factory();
+  if (!options.no_qp_counter) ro.qp_counter_binder = probes::netlink_qp_counter_binder();
   ro.schedule.rate_per_stream = options.rate;
   auto runner = std::make_shared<probes::Runner>(ro);
   auto reloader = std::make_shared<probes::TargetReloader>(

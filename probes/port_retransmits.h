@@ -1,8 +1,9 @@
-// Port-level retransmit attribution for probe streams. Per-QP counters (RDMA netlink counter
-// binding) are not available on every driver (rxe has none), so a probe stream is credited with
-// its RDMA port's retransmit evidence over the stream's life, labelled scope "port": it also
-// counts every other QP's retransmits on that port. The counters come from the tick's Snapshot
-// (the collectors already read them): nothing here does I/O.
+// Retransmit evidence for probe streams, from the tick's Snapshot (the collectors already read
+// the counters): nothing here does I/O. Per QP: the bound counters (PortSample::bound_counters,
+// `rdma statistic qp show`) holding a probe QP, which exist where the driver binds QP counters
+// (mlx5; qp_counter_binding.h binds them). Per port: the port's evidence over the stream's
+// life, labelled scope "port", for the drivers that cannot (rxe); it also counts every other
+// QP's retransmits on that port.
 #pragma once
 
 #include <cstdint>
@@ -32,5 +33,11 @@ std::optional<std::uint64_t> port_retransmit_evidence(const std::vector<Series>&
 /// out (unknown, not zero).
 PortRetransmits port_retransmits(const Snapshot& snapshot,
                                  const std::set<PortKey>* ports = nullptr);
+
+/// The retransmit evidence of every bound counter on `ports` (every RDMA port when null), by
+/// each QP it holds: the same canonical series as port_retransmit_evidence, computed from the
+/// counter's hw_counters (same raw names as the port's: nldev.c fill_res_counter_entry). QPs
+/// of counters without evidence are left out.
+QpRetransmits qp_retransmits(const Snapshot& snapshot, const std::set<PortKey>* ports = nullptr);
 
 }  // namespace rdmatop::probes

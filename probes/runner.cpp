@@ -48,7 +48,16 @@ struct Runner::Stream {
   bool is_rdma = false;
   std::uint64_t registered = 0;
   std::optional<std::uint64_t> retransmit_last;  ///< port counter at the last reading
-  std::uint64_t retransmit_total = 0;
+  std::uint64_t retransmit_total = 0;            ///< scope "port"
+  std::optional<std::uint32_t> qpn;              ///< the connection's QP (RDMA)
+  QpCounterBinding binding;                      ///< of that QP, at connect
+  struct QpReading {
+    std::uint32_t counter_id = 0;
+    std::uint32_t qpn = 0;
+    std::uint64_t evidence = 0;
+  };
+  std::optional<QpReading> qp_last;       ///< the QP's own counter at the last reading
+  std::uint64_t qp_retransmit_total = 0;  ///< scope "qp"
 
   ~Stream() {
     if (transport) transport->disconnect();
@@ -189,12 +198,24 @@ void Runner::execute(const Job& job) {
       return;
     }
     s.backoff = std::chrono::milliseconds(0);
+    // Once per connection, before its first ping; a refusal only changes the attribution.
+    const bool is_rdma = s.spec.kind != TransportKind::tcp;
+    const auto qpn = is_rdma ? s.transport->qp_num() : std::nullopt;
+    QpCounterBinding binding;
+    if (qpn && options_.qp_counter_binder) {
+      binding =
+          options_.qp_counter_binder(s.transport->local_device(), s.transport->local_port(), *qpn);
+    } else if (qpn) {
+      binding.note = "QP counter binding off";
+    }
     const std::lock_guard lock(s.stats_mutex);
     s.counters.connected = true;
     s.counters.local_device = s.transport->local_device();
     s.port = s.transport->local_port();
-    s.is_rdma = s.spec.kind != TransportKind::tcp;
+    s.is_rdma = is_rdma;
     s.registered = s.transport->registered_bytes();
+    s.qpn = qpn;
+    s.binding = std::move(binding);
   }
   // A burst stops at the first ping that is not answered: after a timeout the path is suspect
   // and the next round retries it, after an error the connection is gone. Results are recorded
@@ -296,6 +317,37 @@ bool Runner::finished() const {
   });
 }
 
+void Runner::credit_qp_counter(Stream& s, const QpRetransmits* qps) {
+  if (qps == nullptr || !s.qpn) return;
+  const auto it = qps->find({s.counters.local_device, s.port, *s.qpn});
+  if (it == qps->end()) return;
+  const QpCounterReading& r = it->second;
+  if (r.qps != 1) {
+    // Auto mode by QP type or PID puts several QPs in one counter: that is neither this
+    // probe's count nor the port's, so the stream keeps the port's.
+    if (s.counters.retransmit_scope == "port") {
+      s.counters.retransmit_note = s.counters.local_device + "/" + std::to_string(s.port) +
+                                   ": QP " + std::to_string(*s.qpn) + " shares counter " +
+                                   std::to_string(r.counter_id) + " with " +
+                                   std::to_string(r.qps - 1) + " other QPs (auto mode)";
+    }
+    return;
+  }
+  if (!s.qp_last || s.qp_last->counter_id != r.counter_id || s.qp_last->qpn != *s.qpn) {
+    // A new counter: one the runner bound at connect was allocated for this QP and counted only
+    // its traffic, from zero (counters.c alloc_and_bind); any other (auto mode) counts from this
+    // reading on.
+    const bool ours = s.binding.counter_id == r.counter_id;
+    s.qp_last = Stream::QpReading{r.counter_id, *s.qpn, ours ? 0 : r.evidence};
+  }
+  std::uint64_t& last = s.qp_last->evidence;
+  if (r.evidence >= last) s.qp_retransmit_total += r.evidence - last;
+  last = r.evidence;
+  s.counters.retransmits = s.qp_retransmit_total;
+  s.counters.retransmit_scope = "qp";
+  s.counters.retransmit_note.clear();
+}
+
 std::set<PortKey> Runner::probed_ports() const {
   std::vector<std::shared_ptr<Stream>> streams;
   {
@@ -312,7 +364,7 @@ std::set<PortKey> Runner::probed_ports() const {
   return out;
 }
 
-ProbeResults Runner::sample(const PortRetransmits* ports) {
+ProbeResults Runner::sample(const PortRetransmits* ports, const QpRetransmits* qps) {
   std::vector<std::shared_ptr<Stream>> streams;
   {
     const std::lock_guard lock(mutex_);
@@ -332,16 +384,20 @@ ProbeResults Runner::sample(const PortRetransmits* ports) {
     const std::lock_guard lock(s->stats_mutex);
     const PortKey where{s->counters.local_device, s->port};
     if (const auto now = s->is_rdma ? reading(ports, where) : std::nullopt) {
-      if (!s->retransmit_last) {
-        // Attribution starts with the stream's first tick; reconnects keep counting.
-        s->retransmit_last = reading(&last_ports_, where).value_or(*now);
-        s->counters.retransmit_scope = "port";
-      }
+      // Attribution starts with the stream's first tick; reconnects keep counting.
+      if (!s->retransmit_last) s->retransmit_last = reading(&last_ports_, where).value_or(*now);
       // A counter that went backwards was reset (driver reload): count from the new value.
       if (*now >= *s->retransmit_last) s->retransmit_total += *now - *s->retransmit_last;
       s->retransmit_last = now;
-      s->counters.retransmits = s->retransmit_total;
+      // A QP the runner bound is counted by its own counter: while the tick's bound counters
+      // have not caught up with the bind, the port is not its scope.
+      if (!(s->binding.counter_id && qps != nullptr)) {
+        s->counters.retransmits = s->retransmit_total;
+        s->counters.retransmit_scope = "port";
+        s->counters.retransmit_note = s->binding.note;
+      }
     }
+    credit_qp_counter(*s, qps);
     ProbeTargetSample sample = s->counters;
     sample.window = s->window.summary();
     const auto window_buckets = s->window.cumulative_bucket_counts();

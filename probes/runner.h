@@ -27,6 +27,7 @@
 
 #include "collector/model/probe_sample.h"
 #include "probes/histogram.h"
+#include "probes/qp_counter_binding.h"
 #include "probes/scheduler.h"
 #include "probes/transport.h"
 
@@ -51,6 +52,19 @@ using PortKey = std::pair<std::string, std::uint32_t>;
 /// Port-level retransmit evidence per RDMA port, cumulative, as read in one tick; a port that
 /// is missing is unknown (port_retransmits.h builds it from the tick's Snapshot).
 using PortRetransmits = std::map<PortKey, std::uint64_t>;
+/// A QP: (device, port number, QP number).
+using QpKey = std::tuple<std::string, std::uint32_t, std::uint32_t>;
+/// The bound counter holding a QP, as read in one tick.
+struct QpCounterReading {
+  std::uint32_t counter_id = 0;
+  std::size_t qps = 0;         ///< QPs bound to the counter (1: the QP's own)
+  std::uint64_t evidence = 0;  ///< its cumulative retransmit evidence (as for a port)
+
+  bool operator==(const QpCounterReading&) const = default;
+};
+/// Per-QP retransmit evidence of bound counters, by QP; a QP that is missing is in no counter
+/// with evidence (port_retransmits.h builds it from the tick's Snapshot).
+using QpRetransmits = std::map<QpKey, QpCounterReading>;
 
 struct RunnerOptions {
   ProbeOptions probe;  ///< kind and traffic_class are set per stream
@@ -69,7 +83,11 @@ struct RunnerOptions {
   /// Stop a stream after this many scheduled probes (0: never); for one-shot runs.
   std::uint64_t max_probes_per_stream = 0;
   TransportFactory factory;  ///< required; default_transport_factory() for the real ones
-  Scheduler::Clock clock;    ///< empty: steady_clock::now
+  /// Binds each new RC QP to a counter of its own (netlink_qp_counter_binder()); empty: no
+  /// binding (`--no-qp-counter`), so a QP has its own counter only if the port's auto mode
+  /// gave it one.
+  QpCounterBinder qp_counter_binder;
+  Scheduler::Clock clock;  ///< empty: steady_clock::now
 };
 
 struct ProbeResults {
@@ -101,7 +119,12 @@ class Runner {
   /// RDMA stream is credited with its port's increase between ticks; its first tick after it
   /// connected is the baseline, taken from the previous tick's reading of the port when there
   /// was one (so the tick in which it connected counts), else from this one.
-  ProbeResults sample(const PortRetransmits* ports = nullptr);
+  /// `qps`: this tick's bound counters by QP. A stream whose QP has a counter to itself is
+  /// credited with that counter instead (scope "qp"), counted from zero when the runner bound
+  /// it at connect (the kernel allocated it for this QP), else from its first reading; each
+  /// scope keeps its own total, so both series stay monotonic. Otherwise scope "port" with the
+  /// reason in retransmit_note.
+  ProbeResults sample(const PortRetransmits* ports = nullptr, const QpRetransmits* qps = nullptr);
   /// The RDMA ports the streams have connected on: what `ports` needs to cover.
   std::set<PortKey> probed_ports() const;
   /// True when every stream reached max_probes_per_stream (never when that is 0).
@@ -118,6 +141,8 @@ class Runner {
   void execute(const Job& job);
   /// Counts one ping's outcome; true when the connection must be rebuilt.
   static bool record(Stream& s, const PingResult& r);
+  /// Scope "qp" when the tick's bound counters hold the stream's QP in a counter of its own.
+  static void credit_qp_counter(Stream& s, const QpRetransmits* qps);
   void scheduler_loop();
   void worker_loop(std::size_t index);
   std::vector<Job> collect_due();

@@ -60,7 +60,8 @@ SnapshotSource with_probes(SnapshotSource inner, std::shared_ptr<Runner> runner,
     // The port retransmit counters of this very tick: the runner reads nothing itself.
     const auto probed = runner->probed_ports();
     const auto ports = port_retransmits(*snapshot, &probed);
-    auto results = runner->sample(&ports);
+    const auto qps = qp_retransmits(*snapshot, &probed);
+    auto results = runner->sample(&ports, &qps);
     snapshot->probes = std::move(results.targets);
     snapshot->prober = results.cost;
     return snapshot;

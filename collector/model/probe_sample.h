@@ -54,6 +54,9 @@ struct ProbeTargetSample {
   /// the probe's lifetime (scope "port", shared with all other traffic). Absent when unknown.
   std::optional<std::uint64_t> retransmits;
   std::string retransmit_scope;
+  /// With scope "port" on an RC stream: why not "qp", e.g. "rxe0/1: driver cannot bind QP
+  /// counters (ENOMEM)" (docs/probes.md); empty otherwise.
+  std::string retransmit_note;
 
   bool operator==(const ProbeTargetSample&) const = default;
 };

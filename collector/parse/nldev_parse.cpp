@@ -299,6 +299,18 @@ std::vector<std::uint8_t> build_bound_counters_request(std::uint32_t dev_index, 
   return build_qp_stat_request(kDumpFlags, dev_index, port, false, seq);
 }
 
+std::vector<std::uint8_t> build_qp_counter_bind_request(std::uint32_t dev_index, std::uint32_t port,
+                                                        std::uint32_t qpn, std::uint32_t seq) {
+  AlignedBuffer buf = request_buffer(40);
+  nlmsghdr* nlh = put_nldev_header(buf, RDMA_NLDEV_CMD_STAT_SET, kDoitFlags, seq);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, port);
+  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, qpn);
+  return message_bytes(nlh);
+}
+
 bool nldev_reply_complete(std::span<const std::uint8_t> reply, std::uint32_t seq) {
   auto end =
       walk_messages(reply, seq, [](const nlmsghdr*) -> Result<WalkStep> { return WalkStep::next; });
@@ -501,6 +513,28 @@ Result<std::vector<NldevBoundCounter>> parse_bound_counters_reply(
       });
   if (!r) return r.error();
   return out;
+}
+
+Result<NldevQpCounterBinding> parse_qp_counter_bind_reply(std::span<const std::uint8_t> reply,
+                                                          std::uint32_t seq) {
+  return single_reply<NldevQpCounterBinding>(
+      reply, seq, RDMA_NLDEV_CMD_STAT_SET, "STAT_SET",
+      [](const AttrTable& msg) -> Result<NldevQpCounterBinding> {
+        // nldev_stat_set_doit puts the device handle and port, nldev_stat_set_mode_doit the
+        // counter and the QP.
+        const auto& tb = msg.tb;
+        if (tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return *missing("DEV_INDEX");
+        if (tb[RDMA_NLDEV_ATTR_PORT_INDEX] == nullptr) return *missing("PORT_INDEX");
+        if (tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID] == nullptr) return *missing("STAT_COUNTER_ID");
+        if (tb[RDMA_NLDEV_ATTR_RES_LQPN] == nullptr) return *missing("RES_LQPN");
+        NldevQpCounterBinding b;
+        b.dev_index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+        b.dev_name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        b.port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
+        b.counter_id = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]);
+        b.qpn = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_LQPN]);
+        return b;
+      });
 }
 
 std::string format_guid(std::uint64_t guid) {

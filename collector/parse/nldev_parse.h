@@ -106,6 +106,18 @@ struct NldevBoundCounter {
   bool operator==(const NldevBoundCounter&) const = default;
 };
 
+/// The kernel's answer to a QP counter bind (RDMA_NLDEV_CMD_STAT_SET, nldev.c
+/// nldev_stat_set_mode_doit): the counter the QP is now bound to.
+struct NldevQpCounterBinding {
+  std::uint32_t dev_index = 0;
+  std::string dev_name;
+  std::uint32_t port = 0;
+  std::uint32_t counter_id = 0;  ///< STAT_COUNTER_ID: the counter the kernel allocated
+  std::uint32_t qpn = 0;         ///< RES_LQPN
+
+  bool operator==(const NldevQpCounterBinding&) const = default;
+};
+
 // --- requests ------------------------------------------------------------------------------
 
 std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq);
@@ -131,6 +143,14 @@ std::vector<std::uint8_t> build_qp_counter_mode_request(std::uint32_t dev_index,
 /// (nldev.c nldev_stat_get_dumpit -> the RDMA_RESTRACK_COUNTER dump of the port).
 std::vector<std::uint8_t> build_bound_counters_request(std::uint32_t dev_index, std::uint32_t port,
                                                        std::uint32_t seq);
+
+/// What `rdma statistic qp bind link DEV/PORT lqpn N` sends (iproute2 rdma/stat.c
+/// stat_one_qp_bind): STAT_SET with STAT_MODE = MANUAL, STAT_RES = RES_QP and RES_LQPN, and no
+/// STAT_COUNTER_ID, so the kernel allocates a counter for the QP alone
+/// (core/counters.c rdma_counter_bind_qpn_alloc) and answers with its id. Needs CAP_NET_ADMIN
+/// (RDMA_NL_ADMIN_PERM).
+std::vector<std::uint8_t> build_qp_counter_bind_request(std::uint32_t dev_index, std::uint32_t port,
+                                                        std::uint32_t qpn, std::uint32_t seq);
 
 // --- replies ---------------------------------------------------------------------------------
 
@@ -168,6 +188,12 @@ Result<NldevQpCounterMode> parse_qp_counter_mode_reply(std::span<const std::uint
 /// RES_KERN_NAME) and RES_TYPE come only in auto mode by PID or QP type (fill_stat_counter_mode).
 Result<std::vector<NldevBoundCounter>> parse_bound_counters_reply(
     std::span<const std::uint8_t> reply, std::uint32_t seq);
+
+/// The one STAT_SET message (DEV_INDEX, PORT_INDEX, STAT_COUNTER_ID and RES_LQPN required),
+/// then the ACK. A refusal is the kernel's errno: EPERM without CAP_NET_ADMIN, ENOMEM when the
+/// driver cannot allocate a per-QP counter (rxe), EINVAL in auto mode, ENOENT for an unknown QP.
+Result<NldevQpCounterBinding> parse_qp_counter_bind_reply(std::span<const std::uint8_t> reply,
+                                                          std::uint32_t seq);
 
 /// A GUID as sysfs and `rdma dev` print it: "0011:2233:4455:6677".
 std::string format_guid(std::uint64_t guid);

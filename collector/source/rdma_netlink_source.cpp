@@ -144,6 +144,14 @@ class NldevClient final : public RdmaNetlinkSource {
         parse_bound_counters_reply);
   }
 
+  Result<NldevQpCounterBinding> bind_qp_counter(std::uint32_t dev_index, std::uint32_t port,
+                                                std::uint32_t qpn) override {
+    return transact<NldevQpCounterBinding>(
+        "RDMA_NLDEV_CMD_STAT_SET (bind QP counter)",
+        [&](std::uint32_t seq) { return build_qp_counter_bind_request(dev_index, port, qpn, seq); },
+        parse_qp_counter_bind_reply);
+  }
+
  private:
   template <class T>
   Result<T> transact(

@@ -4,6 +4,7 @@
 // socket and the replay double share every line of protocol handling.
 #pragma once
 
+#include <cerrno>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -35,6 +36,14 @@ class RdmaNetlinkSource {
   /// The counters bound to QPs of the port (`rdma statistic qp show`).
   virtual Result<std::vector<NldevBoundCounter>> bound_counters(std::uint32_t dev_index,
                                                                 std::uint32_t port) = 0;
+  /// Binds QP `qpn` to a new counter of its own (`rdma statistic qp bind`): the one request
+  /// that changes kernel state, made by the prober for its own QPs. Sources that only read
+  /// (simulator, counting doubles) keep this default.
+  virtual Result<NldevQpCounterBinding> bind_qp_counter(std::uint32_t /*dev_index*/,
+                                                        std::uint32_t /*port*/,
+                                                        std::uint32_t /*qpn*/) {
+    return Error{EOPNOTSUPP, "this RDMA netlink source cannot bind QP counters"};
+  }
 };
 
 /// The live kernel: one NETLINK_RDMA socket in the caller's network namespace. Never fails to

@@ -130,25 +130,28 @@ ojson probe_json(const ProbeTargetSample& p) {
               {"p90", p.window->p90},     {"p99", p.window->p99}, {"p999", p.window->p999},
               {"max", p.window->max}};
   }
-  return {{"target", p.target},
-          {"group", p.group},
-          {"transport", p.transport},
-          {"traffic_class", optional_json(p.traffic_class)},
-          {"local_device", p.local_device},
-          {"connected", p.connected},
-          {"sent", p.sent},
-          {"answered", p.answered},
-          {"timed_out", p.timed_out},
-          {"connect_failures", p.connect_failures},
-          {"qp_errors", p.qp_errors},
-          {"wc_errors", counters_json(p.wc_errors)},
-          {"last_error", p.last_error},
-          {"bucket_upper_seconds", p.bucket_upper_seconds},
-          {"bucket_counts", p.bucket_counts},
-          {"rtt_sum_seconds", p.rtt_sum_seconds},
-          {"window", std::move(window)},
-          {"retransmits", optional_json(p.retransmits)},
-          {"retransmit_scope", p.retransmit_scope}};
+  ojson out = {{"target", p.target},
+               {"group", p.group},
+               {"transport", p.transport},
+               {"traffic_class", optional_json(p.traffic_class)},
+               {"local_device", p.local_device},
+               {"connected", p.connected},
+               {"sent", p.sent},
+               {"answered", p.answered},
+               {"timed_out", p.timed_out},
+               {"connect_failures", p.connect_failures},
+               {"qp_errors", p.qp_errors},
+               {"wc_errors", counters_json(p.wc_errors)},
+               {"last_error", p.last_error},
+               {"bucket_upper_seconds", p.bucket_upper_seconds},
+               {"bucket_counts", p.bucket_counts},
+               {"rtt_sum_seconds", p.rtt_sum_seconds},
+               {"window", std::move(window)},
+               {"retransmits", optional_json(p.retransmits)},
+               {"retransmit_scope", p.retransmit_scope}};
+  // Added later in version 1: written only when there is one, so older readers and files agree.
+  if (!p.retransmit_note.empty()) out["retransmit_note"] = p.retransmit_note;
+  return out;
 }
 
 ojson prober_json(const std::optional<ProberCost>& cost) {
@@ -571,6 +574,7 @@ ProbeTargetSample decode_probe(const json& v, const std::string& path) {
   }
   p.retransmits = o.optional<std::uint64_t>("retransmits");
   p.retransmit_scope = o.get<std::string>("retransmit_scope");
+  p.retransmit_note = o.added_string("retransmit_note");
   return p;
 }
 

@@ -51,6 +51,11 @@ if(TARGET rdmatop)
   add_test(NAME vm.probe_reconnect
            COMMAND ${RDMATOP_VM_RUN} --timeout 240
                    -- bash ${RDMATOP_VM_CASES}/probe-reconnect.sh $<TARGET_FILE:rdmatop>)
+  # Per-QP counter binding of the probe QPs: rxe refuses it; the reason against iproute2's.
+  list(APPEND RDMATOP_VM_TESTS vm.probe_qp_counter)
+  add_test(NAME vm.probe_qp_counter
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/probe-qp-counter.sh $<TARGET_FILE:rdmatop>)
   # The responder against hostile peers (garbage, truncation, floods, foreign rdma_cm clients).
   list(APPEND RDMATOP_VM_TESTS vm.probe_responder)
   add_test(NAME vm.probe_responder

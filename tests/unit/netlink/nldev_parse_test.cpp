@@ -202,6 +202,17 @@ TEST_CASE("nldev requests carry the command, flags and port", "[nldev]") {
        {{RDMA_NLDEV_ATTR_DEV_INDEX, 7},
         {RDMA_NLDEV_ATTR_PORT_INDEX, 2},
         {RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP}}},
+      // iproute2's `rdma statistic qp bind link DEV/2 lqpn 4242`: STAT_SET (16) in its order,
+      // no STAT_COUNTER_ID (the kernel allocates the counter).
+      {"qp counter bind",
+       build_qp_counter_bind_request(7, 2, 4242, 11),
+       5136,
+       doit,
+       {{RDMA_NLDEV_ATTR_STAT_MODE, RDMA_COUNTER_MODE_MANUAL},
+        {RDMA_NLDEV_ATTR_STAT_RES, RDMA_NLDEV_ATTR_RES_QP},
+        {RDMA_NLDEV_ATTR_DEV_INDEX, 7},
+        {RDMA_NLDEV_ATTR_PORT_INDEX, 2},
+        {RDMA_NLDEV_ATTR_RES_LQPN, 4242}}},
   };
   for (const auto& c : cases) {
     INFO(c.name);

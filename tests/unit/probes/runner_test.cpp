@@ -29,6 +29,7 @@ struct FakeNet {
   std::map<std::string, Host> hosts;
   std::map<std::string, int> connects;
   int live = 0;
+  std::uint32_t next_qpn = 17;  ///< QP number of the next RDMA connection
 };
 
 class FakeTransport final : public Transport {
@@ -45,6 +46,7 @@ class FakeTransport final : public Transport {
     host_ = ep.host;
     connected_ = true;
     ++net_.live;
+    if (options_.kind != TransportKind::tcp) qpn_ = net_.next_qpn++;
     return std::nullopt;
   }
   PingResult ping(std::size_t bytes, std::chrono::milliseconds) override {
@@ -83,6 +85,7 @@ class FakeTransport final : public Transport {
     return options_.kind == TransportKind::tcp ? "" : "rxe0";
   }
   std::uint32_t local_port() const override { return 1; }
+  std::optional<std::uint32_t> qp_num() const override { return qpn_; }
   std::uint64_t registered_bytes() const override {
     return options_.kind == TransportKind::tcp ? 0 : 2 * options_.max_payload;
   }
@@ -92,6 +95,7 @@ class FakeTransport final : public Transport {
   ProbeOptions options_;
   std::string host_;
   bool connected_ = false;
+  std::optional<std::uint32_t> qpn_;
 };
 
 struct Fixture {
@@ -484,6 +488,149 @@ TEST_CASE("with_probes puts the runner's sample into every snapshot", "[probes][
   CHECK(third->probes[0].retransmit_scope == "port");
   CHECK_FALSE(provider(4).has_value());
   CHECK(calls == 4);
+}
+
+}  // namespace
+}  // namespace rdmatop::probes
+
+namespace rdmatop::probes {
+namespace {
+
+/// A binder that records its calls and answers `answer`.
+struct FakeBinder {
+  QpCounterBinding answer;
+  std::vector<std::tuple<std::string, std::uint32_t, std::uint32_t>> calls;
+  QpCounterBinder binder() {
+    return [this](const std::string& device, std::uint32_t port, std::uint32_t qpn) {
+      calls.emplace_back(device, port, qpn);
+      return answer;
+    };
+  }
+};
+
+TEST_CASE("a QP bound at connect is credited with its own counter (scope qp)",
+          "[probes][runner][qp_counter]") {
+  Fixture f;
+  FakeBinder binder{{9u, ""}, {}};
+  auto o = f.options();
+  o.qp_counter_binder = binder.binder();
+  Runner r(o);
+  r.set_streams({stream("a"), stream("a", TransportKind::tcp)});
+  f.advance(r, 200ms);
+  // Once per RDMA connection, with its device, port and QP; never for TCP.
+  REQUIRE(binder.calls.size() == 1);
+  CHECK(binder.calls[0] == std::make_tuple(std::string("rxe0"), 1u, 17u));
+  PortRetransmits ports{{{"rxe0", 1}, 1000}};
+  // The tick's bound counters do not have it yet: not the port either (it is not its scope).
+  QpRetransmits qps;
+  CHECK_FALSE(find(r.sample(&ports, &qps), "a", "rc_send").retransmits.has_value());
+  // Counter 9 was allocated for this QP at the bind: everything it counted is the probe's.
+  qps[{"rxe0", 1, 17}] = {9, 1, 4};
+  ports[{"rxe0", 1}] = 1500;
+  auto s = r.sample(&ports, &qps);
+  CHECK(find(s, "a", "rc_send").retransmits == 4u);
+  CHECK(find(s, "a", "rc_send").retransmit_scope == "qp");
+  CHECK(find(s, "a", "rc_send").retransmit_note.empty());
+  CHECK_FALSE(find(s, "a", "tcp").retransmits.has_value());
+  qps[{"rxe0", 1, 17}] = {9, 1, 6};
+  CHECK(find(r.sample(&ports, &qps), "a", "rc_send").retransmits == 6u);
+  // Another QP's counter on the same port is not this stream's.
+  qps[{"rxe0", 1, 18}] = {10, 1, 600};
+  CHECK(find(r.sample(&ports, &qps), "a", "rc_send").retransmits == 6u);
+}
+
+TEST_CASE("a refused bind keeps the port scope with the kernel's reason",
+          "[probes][runner][qp_counter]") {
+  Fixture f;
+  FakeBinder binder{{std::nullopt, "rxe0/1: driver cannot bind QP counters (ENOMEM)"}, {}};
+  auto o = f.options();
+  o.qp_counter_binder = binder.binder();
+  Runner r(o);
+  r.set_streams({stream("a")});
+  f.advance(r, 200ms);
+  REQUIRE(binder.calls.size() == 1);
+  const PortRetransmits first{{{"rxe0", 1}, 100}};
+  const QpRetransmits none;
+  r.sample(&first, &none);
+  const PortRetransmits second{{{"rxe0", 1}, 103}};
+  const auto s = find(r.sample(&second, &none), "a", "rc_send");
+  CHECK(s.retransmits == 3u);
+  CHECK(s.retransmit_scope == "port");
+  CHECK(s.retransmit_note == "rxe0/1: driver cannot bind QP counters (ENOMEM)");
+  // The pings never noticed.
+  CHECK(s.answered == s.sent);
+  CHECK(s.connect_failures == 0u);
+}
+
+TEST_CASE("without binding, a counter of the port's auto mode still counts (scope qp)",
+          "[probes][runner][qp_counter]") {
+  Fixture f;
+  Runner r(f.options());  // no binder: --no-qp-counter
+  r.set_streams({stream("a")});
+  f.advance(r, 200ms);
+  const PortRetransmits ports{{{"rxe0", 1}, 100}};
+  QpRetransmits qps;
+  // A counter shared with two other QPs (auto mode by type) is not the probe's: port, said why.
+  qps[{"rxe0", 1, 17}] = {4, 3, 50};
+  auto s = find(r.sample(&ports, &qps), "a", "rc_send");
+  CHECK(s.retransmit_scope == "port");
+  CHECK(s.retransmits == 0u);
+  CHECK(s.retransmit_note == "rxe0/1: QP 17 shares counter 4 with 2 other QPs (auto mode)");
+  qps.clear();
+  CHECK(find(r.sample(&ports, &qps), "a", "rc_send").retransmit_note == "QP counter binding off");
+  // A counter to itself that the runner did not allocate counts from its first reading.
+  qps[{"rxe0", 1, 17}] = {5, 1, 50};
+  s = find(r.sample(&ports, &qps), "a", "rc_send");
+  CHECK(s.retransmit_scope == "qp");
+  CHECK(s.retransmits == 0u);
+  qps[{"rxe0", 1, 17}] = {5, 1, 53};
+  CHECK(find(r.sample(&ports, &qps), "a", "rc_send").retransmits == 3u);
+  // A reset counter resumes from its new value.
+  qps[{"rxe0", 1, 17}] = {5, 1, 1};
+  r.sample(&ports, &qps);
+  qps[{"rxe0", 1, 17}] = {5, 1, 2};
+  CHECK(find(r.sample(&ports, &qps), "a", "rc_send").retransmits == 4u);
+}
+
+TEST_CASE("qp retransmit evidence comes from the tick's bound counters",
+          "[probes][runner][qp_counter]") {
+  PortSample port;
+  port.port = 1;
+  port.link_layer = "Ethernet";
+  port.hw_counters = {{"local_ack_timeout_err", 100}, {"packet_seq_err", 100}};
+  BoundCounter own;
+  own.id = 5;
+  own.qpns = {17};
+  own.hw_counters = {{"local_ack_timeout_err", 2}, {"packet_seq_err", 3}};
+  BoundCounter shared;
+  shared.id = 6;
+  shared.qpns = {18, 19};
+  shared.hw_counters = {{"local_ack_timeout_err", 7}};
+  BoundCounter silent;  // no retransmit evidence: its QP is left out (unknown, not zero)
+  silent.id = 7;
+  silent.qpns = {20};
+  silent.hw_counters = {{"out_of_sequence", 9}};
+  port.bound_counters = {own, shared, silent};
+  PortSample port2 = port;
+  port2.port = 2;
+  DeviceSample mlx5;
+  mlx5.name = "mlx5_0";
+  mlx5.driver = "mlx5";
+  mlx5.ports = {port, port2};
+  Snapshot snap;
+  snap.devices = {mlx5};
+
+  const QpRetransmits want{{{"mlx5_0", 1, 17}, {5, 1, 5}},
+                           {{"mlx5_0", 1, 18}, {6, 2, 7}},
+                           {{"mlx5_0", 1, 19}, {6, 2, 7}}};
+  const std::set<PortKey> port1{{"mlx5_0", 1}};
+  CHECK(qp_retransmits(snap, &port1) == want);
+  CHECK(qp_retransmits(snap).size() == 6);
+  const std::set<PortKey> none;
+  CHECK(qp_retransmits(snap, &none).empty());
+  CHECK(qp_retransmits(Snapshot{}).empty());
+  // The port's own evidence is untouched by its bound counters.
+  CHECK(port_retransmits(snap, &port1) == PortRetransmits{{{"mlx5_0", 1}, 200}});
 }
 
 }  // namespace

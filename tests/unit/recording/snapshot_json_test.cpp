@@ -211,6 +211,14 @@ TEST_CASE("Probe results and the prober's cost survive JSON", "[recording][snaps
   CHECK_FALSE(back.probes[1].window.has_value());
   CHECK_FALSE(back.probes[1].traffic_class.has_value());
   CHECK_FALSE(back.probes[1].retransmits.has_value());
+  // Why a stream is port-level: written only when there is a reason, read back as written.
+  CHECK_FALSE(snapshot_to_json(s, kStart)["probes"][0].contains("retransmit_note"));
+  Snapshot noted = s;
+  noted.probes[0].retransmit_scope = "port";
+  noted.probes[0].retransmit_note = "rxe0/1: driver cannot bind QP counters (ENOMEM)";
+  CHECK(snapshot_to_json(noted, kStart)["probes"][0]["retransmit_note"] ==
+        noted.probes[0].retransmit_note);
+  CHECK(round_trip(noted).probes == noted.probes);
   Snapshot no_prober = s;
   no_prober.probes.clear();
   no_prober.prober.reset();
