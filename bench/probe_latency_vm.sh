@@ -16,14 +16,15 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/../tests/vm/cases/lib.sh"
 
 rdmatop="$1"
-n="${2:-300}"
-rounds="${3:-3}"
+n="${2:-1000}"
+rounds="${3:-5}"
 message="${4:-64}"
 payload=$((message - 16))
 ((payload >= 1)) || fail "BYTES must be at least 17 (16 bytes of rdmatop frame header)"
 ip="$RXE_VM_IP"
 gid="$RXE_VM_GID_INDEX"
 cd "$RXE_VM_DIR"
+pin_clients_and_servers  # every tool: clients on vCPU 0, servers on vCPU 1 (lib.sh)
 
 trap stop_probe_responder EXIT
 start_responder() { start_probe_responder "$rdmatop" "$ip" "$@"; }
@@ -33,7 +34,7 @@ rdmatop_rtt() { # responder options...: "P50 P99" of a back-to-back burst
   stop_probe_responder
 }
 rc_pingpong_rtt() {
-  ibv_rc_pingpong -d rxe0 -g "$gid" -s "$message" -n "$n" >/dev/null 2>&1 &
+  "${server_cpu[@]}" ibv_rc_pingpong -d rxe0 -g "$gid" -s "$message" -n "$n" >/dev/null 2>&1 &
   local server=$!
   local out
   out=$(rc_pingpong_client "$ip" -d rxe0 -g "$gid" -s "$message" -n "$n")

@@ -22,7 +22,7 @@ rc_pingpong_client() { # server-ip [ibv_rc_pingpong options...]
   shift
   while :; do
     rc=0
-    out=$(ibv_rc_pingpong "$@" "$ip" 2>&1) || rc=$?
+    out=$("${client_cpu[@]}" ibv_rc_pingpong "$@" "$ip" 2>&1) || rc=$?
     ((rc == 0)) && break
     if [[ "$out" == *"Couldn't connect"* ]] && ((SECONDS < deadline)); then
       sleep 0.2
@@ -39,6 +39,20 @@ usec_per_iter() {
   awk '/usec\/iter/ { for (i = 1; i < NF; i++) if ($(i + 1) == "usec/iter") print $i }' <<<"$1"
 }
 
+# Latency comparisons pin every client to vCPU 0 and every server to vCPU 1, the same for each
+# tool (perftest's own advice: taskset), after `pin_clients_and_servers`. Unpinned, the guest
+# scheduler places the two busy-polling processes and rxe's kernel work anew for every run, and
+# under TCG that moved one tool's p50 by up to +-30% from round to round; pinned, mostly +-10%.
+# Empty (no pinning) by default and on a guest with one vCPU.
+client_cpu=()
+server_cpu=()
+pin_clients_and_servers() {
+  if (($(nproc) >= 2)); then
+    client_cpu=(taskset -c 0)
+    server_cpu=(taskset -c 1)
+  fi
+}
+
 # Round-trip p50 and p99 in microseconds ("P50 P99") of ib_send_lat on rxe0, server and client in
 # this VM. perftest reports half the round trip (t_typical is the median of (t[i+1] - t[i]) / 2),
 # so both are doubled. The server sleeps on CQ events (-e) like rdmatop's responder, unless the
@@ -48,11 +62,13 @@ send_lat_rtt_us() { # server-ip size iterations [busy]
   local ip="$1" size="$2" n="$3" out rc deadline=$((SECONDS + 60)) server events=-e
   [[ "${4:-}" == busy ]] && events=
   # shellcheck disable=SC2086 # $events is one flag or none
-  ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F $events >/dev/null 2>&1 &
+  "${server_cpu[@]}" ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F $events \
+    >/dev/null 2>&1 &
   server=$!
   while :; do
     rc=0
-    out=$(ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F "$ip" 2>&1) || rc=$?
+    out=$("${client_cpu[@]}" ib_send_lat -d rxe0 -x "$RXE_VM_GID_INDEX" -s "$size" -n "$n" -F \
+      "$ip" 2>&1) || rc=$?
     ((rc == 0)) && break
     if ((SECONDS < deadline)); then
       sleep 0.2
@@ -74,7 +90,8 @@ send_lat_rtt_us() { # server-ip size iterations [busy]
 probe_rtt_us() { # rdmatop server-ip expected probe-options...
   local rdmatop="$1" ip="$2" want="$3" out rc=0
   shift 3
-  out=$("$rdmatop" probe "$ip" --transport rc_send --timeout 5000 --json "$@" 2>probe.err) ||
+  out=$("${client_cpu[@]}" "$rdmatop" probe "$ip" --transport rc_send --timeout 5000 --json "$@" \
+    2>probe.err) ||
     rc=$?
   if ! jq -e ".probes[0] | .answered == $want and .sent == $want and .qp_errors == 0" \
     <<<"$out" >/dev/null 2>&1; then
@@ -94,7 +111,7 @@ probe_responder=
 start_probe_responder() {
   local rdmatop="$1" ip="$2"
   shift 2
-  "$rdmatop" responder --listen "$ip" --rdma-only "$@" >>responder.log 2>&1 &
+  "${server_cpu[@]}" "$rdmatop" responder --listen "$ip" --rdma-only "$@" >>responder.log 2>&1 &
   probe_responder=$!
   wait_for_responder "$rdmatop" "$ip" rc_send
 }

@@ -6,6 +6,9 @@
 #   - the same SEND message: rdmatop's payload plus its 16-byte frame header is ib_send_lat's -s;
 #   - the same completion modes: both sides busy-poll (`rdmatop responder --busy-poll`, an
 #     ib_send_lat server without -e; both clients busy-poll by default);
+#   - the same CPUs: every client on vCPU 0 and every server on vCPU 1 (taskset, lib.sh
+#     pin_clients_and_servers), as perftest advises; unpinned, where the guest scheduler put the
+#     two busy pollers and rxe's kernel work moved either tool's p50 by up to +-30% per round;
 #   - interleaved rounds, alternating which tool goes first, so a load change on the host hits
 #     both alike; the busy responder runs only during its own measurement, so it never takes a vCPU
 #     from perftest. The median of the per-round p50 ratios is what is judged.
@@ -15,26 +18,27 @@
 # Asserted: every ping answered, no errors, plausible RTTs; long back-to-back runs (3 x --burst
 # 1000, busy responder: send completions lag the echoes, so a miscounted send queue shows up as
 # QP errors and reconnects) without a single QP error; the busy/busy median p50 ratio within
-# [0.67, 1.5]. The issue's 10% is asserted only with PROBE_LATENCY_STRICT=1, because under TCG
-# it does not hold (docs/probes.md, "Accuracy against perftest"): busy/busy rdmatop is 1.15-1.22
-# x ib_send_lat, also with the TSC clocksource, also against `ib_send_lat -R` (rdma_cm), with
-# one syscall per ping like perftest; the rest is several 1-2 us costs in the prober process
-# (its transport code, its worker thread, work between pings), not the responder. Event mode is 0.55-0.75 (ib_send_lat -e's server also sleeps for each
-# send completion). The old 4x gap was spaced probes against back-to-back perftest.
-# Rounds whose p50 reaches 1 ms for either tool are starvation (see below), not judged.
-# Environment: PROBE_LATENCY_ITERS (300), PROBE_LATENCY_ROUNDS (5), PROBE_LATENCY_STRICT (0),
+# [0.67, 1.25], which catches a regression (the gap was 1.2-1.5 before session 5). The issue's
+# 10% is printed every run and asserted with PROBE_LATENCY_STRICT=1: measured pinned on a quiet
+# host the median is 1.03-1.07 (docs/probes.md, "Accuracy against perftest"), but single rounds
+# under TCG still range 0.75-1.6, so a median of 7 rounds crosses 1.10 now and then by chance,
+# and a CI gate must not fail by chance. Event mode is 0.55-0.75 (ib_send_lat -e's server also
+# sleeps for each send completion). The old 4x gap was spaced probes against back-to-back
+# perftest. Rounds whose p50 reaches 1 ms for either tool are starvation (see below), not judged.
+# Environment: PROBE_LATENCY_ITERS (1000), PROBE_LATENCY_ROUNDS (7), PROBE_LATENCY_STRICT (0),
 # PROBE_LATENCY_LONG (1000: pings per long run).
 set -euo pipefail
 # shellcheck source=tests/vm/cases/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 rdmatop="$1"
-n=${PROBE_LATENCY_ITERS:-300}
-rounds=${PROBE_LATENCY_ROUNDS:-5}
+n=${PROBE_LATENCY_ITERS:-1000}
+rounds=${PROBE_LATENCY_ROUNDS:-7}
 message=64                 # bytes of each SEND on the wire, both tools
 payload=$((message - 16))  # rdmatop's frame header is 16 bytes (docs/probe-protocol.md)
 ip="$RXE_VM_IP"
 cd "$RXE_VM_DIR"
+pin_clients_and_servers
 
 trap stop_probe_responder EXIT
 start_responder() { start_probe_responder "$rdmatop" "$ip" "$@"; }
@@ -125,15 +129,15 @@ em=$(printf '%s\n' "${event_ratios[@]}" | median)
 echo "median p50 ratio rdmatop/ib_send_lat over ${#ratios[@]} judged rounds ($starved_rounds starved;" \
   "$n pings of $message B):" \
   "busy/busy $m, events at the server $em"
-awk -v m="$m" 'BEGIN { exit !(m >= 0.67 && m <= 1.5) }' ||
-  fail "rdmatop's busy/busy RC p50 is not within [0.67, 1.5] x ib_send_lat's (median $m)"
+awk -v m="$m" 'BEGIN { exit !(m >= 0.67 && m <= 1.25) }' ||
+  fail "rdmatop's busy/busy RC p50 is not within [0.67, 1.25] x ib_send_lat's (median $m)"
 if awk -v m="$m" 'BEGIN { exit !(m >= 0.9 && m <= 1.1) }'; then
   echo "PASS: rdmatop RC p50 within 10% of ib_send_lat on rxe0 (busy/busy median ratio $m)"
 elif [[ "${PROBE_LATENCY_STRICT:-0}" == 1 ]]; then
   fail "rdmatop's busy/busy RC p50 is not within 10% of ib_send_lat's (median ratio $m)"
 else
-  echo "NOT ASSERTED (known gap, see the header): busy/busy median ratio $m is outside 10%;" \
+  echo "NOT ASSERTED (see the header): busy/busy median ratio $m is outside 10% in this run;" \
     "PROBE_LATENCY_STRICT=1 makes this a failure"
   echo "PASS: every ping answered, no QP errors in long runs, plausible RTTs, busy/busy p50" \
-    "within [0.67, 1.5] x ib_send_lat"
+    "within [0.67, 1.25] x ib_send_lat"
 fi
