@@ -27,7 +27,7 @@ std::string refusal(const std::string& where, std::uint32_t qpn, const Error& e,
     case ENOMEM:
       // alloc_and_bind gives NULL when the driver has no counter_alloc_stats/counter_dealloc
       // (rxe, siw: every driver but mlx5), or when the driver's counter_bind_qp fails.
-      return where + ": driver cannot bind QP counters (ENOMEM)";
+      return where + ": driver cannot bind QP counters or has none left (ENOMEM)";
     case EOPNOTSUPP:
       return where + ": no hardware counters on this port (EOPNOTSUPP)";
     case ENOENT:

@@ -66,7 +66,7 @@ TEST_CASE("qp counter binding: each refusal in words", "[probes][qp_counter]") {
   };
   const Case cases[] = {
       {EPERM, std::nullopt, "rxe0/1: binding QP counters not permitted (needs CAP_NET_ADMIN)"},
-      {ENOMEM, std::nullopt, "rxe0/1: driver cannot bind QP counters (ENOMEM)"},
+      {ENOMEM, std::nullopt, "rxe0/1: driver cannot bind QP counters or has none left (ENOMEM)"},
       {EOPNOTSUPP, std::nullopt, "rxe0/1: no hardware counters on this port (EOPNOTSUPP)"},
       {ENOENT, std::nullopt, "rxe0/1: the kernel does not know QP 17 (ENOENT)"},
       {EINVAL, RDMA_COUNTER_MODE_AUTO,
