@@ -19,10 +19,13 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "collector/collect.h"
 #include "collector/parse/procfs_process_parse.h"
@@ -109,14 +112,16 @@ void note_failure(Unreadable& unreadable, const char* file, const Error& e) {
   ++unreadable[std::string(file) + ": " + reason];
 }
 
-void read_procfs(const FileSource& procfs, const std::map<std::uint32_t, std::int32_t>& nodes,
-                 RdmaProcess& p, Unreadable& unreadable) {
+/// Fills `p` from /proc/<pid>; the thread's process (Tgid) when the status file said.
+std::optional<std::uint32_t> read_procfs(const FileSource& procfs,
+                                         const std::map<std::uint32_t, std::int32_t>& nodes,
+                                         RdmaProcess& p, Unreadable& unreadable) {
   const std::string dir = std::to_string(p.pid) + "/";
   auto comm = procfs.read(dir + "comm");
   if (!comm) {
     note_failure(unreadable, "comm", comm.error());
     // Gone: its objects are being released; the other files are gone too.
-    if (comm.error().code == ENOENT) return;
+    if (comm.error().code == ENOENT) return std::nullopt;
   } else if (auto name = parse_text_attribute(*comm); name) {
     p.comm = *name;
   } else {
@@ -135,7 +140,7 @@ void read_procfs(const FileSource& procfs, const std::map<std::uint32_t, std::in
   auto status = text ? parse_proc_status(*text) : Result<ProcStatus>(text.error());
   if (!status) {
     note_failure(unreadable, "status", status.error());
-    return;
+    return std::nullopt;
   }
   p.pinned_bytes = status->pinned_bytes;
   if (status->cap_effective) p.cap_ipc_lock = ((*status->cap_effective >> kCapIpcLock) & 1U) != 0;
@@ -148,6 +153,25 @@ void read_procfs(const FileSource& procfs, const std::map<std::uint32_t, std::in
     p.cpu_numa_nodes.erase(std::unique(p.cpu_numa_nodes.begin(), p.cpu_numa_nodes.end()),
                            p.cpu_numa_nodes.end());
   }
+  return status->tgid;
+}
+
+void add_counts(std::map<std::string, std::uint32_t, std::less<>>& into,
+                const std::map<std::string, std::uint32_t, std::less<>>& from) {
+  for (const auto& [device, n] : from) into[device] += n;
+}
+
+/// Moves the objects of thread `t` into its process `into`: counts add up, the CPUs it may run
+/// on join the process's (affinity is per thread).
+void fold_thread(RdmaProcess& into, const RdmaProcess& t) {
+  add_counts(into.qps, t.qps);
+  add_counts(into.cqs, t.cqs);
+  add_counts(into.mrs, t.mrs);
+  add_counts(into.pds, t.pds);
+  std::vector<std::int32_t> nodes;
+  std::set_union(into.cpu_numa_nodes.begin(), into.cpu_numa_nodes.end(), t.cpu_numa_nodes.begin(),
+                 t.cpu_numa_nodes.end(), std::back_inserter(nodes));
+  into.cpu_numa_nodes = std::move(nodes);
 }
 
 }  // namespace
@@ -173,8 +197,34 @@ void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
   } else if (!owners.empty()) {
     const auto nodes = cpu_nodes(ctx.sysfs);
     Unreadable unreadable;
-    for (auto& [key, process] : owners) {
-      if (process.pid != 0) read_procfs(*ctx.procfs, nodes, process, unreadable);
+    // The kernel names the thread that created an object (restrack.c rdma_restrack_set_name:
+    // current; nldev.c fill_res_name_pid: task_pid_vnr), so objects a worker thread made (a
+    // communication library's proxy thread, rdmatop's own prober) come under that thread's ID,
+    // which ps and kill do not know. They are folded into their process (Tgid): limits and
+    // pinned memory are the process's anyway.
+    std::map<std::uint32_t, RdmaProcess> threads;  // by process
+    for (auto it = owners.begin(); it != owners.end();) {
+      RdmaProcess& process = it->second;
+      const auto tgid =
+          process.pid != 0 ? read_procfs(*ctx.procfs, nodes, process, unreadable) : std::nullopt;
+      if (!tgid || *tgid == process.pid) {
+        ++it;
+        continue;
+      }
+      const auto [folded, first] = threads.try_emplace(*tgid, std::move(process));
+      if (!first) fold_thread(folded->second, process);
+      it = owners.erase(it);
+    }
+    for (auto& [tgid, objects] : threads) {
+      const auto [it, added] = owners.try_emplace({tgid, std::string()});
+      RdmaProcess& process = it->second;
+      if (added) {
+        // Only threads of it own objects: the process's own name and limits.
+        process.pid = tgid;
+        read_procfs(*ctx.procfs, nodes, process, unreadable);
+        process.cpu_numa_nodes.clear();
+      }
+      fold_thread(process, objects);
     }
     for (const auto& [what, n] : unreadable) {
       append(note, what + " (" + std::to_string(n) + (n == 1 ? " process)" : " processes)"));

@@ -113,6 +113,12 @@ Result<ProcStatus> parse_proc_status(std::string_view text) {
     const std::string_view value = trim(line.substr(colon + 1));
     if (key == "Name") {
       named = true;
+    } else if (key == "Tgid") {
+      status.tgid = number<std::uint32_t>(value);
+      if (!status.tgid) {
+        error = bad("/proc/<pid>/status Tgid", value);
+        return false;
+      }
     } else if (key == "VmPin") {
       // "%8lu kB" (task_mmu.c task_mem); the kernel's kB are KiB.
       constexpr std::string_view kUnit = " kB";

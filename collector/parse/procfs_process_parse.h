@@ -31,6 +31,7 @@ Result<ResourceLimit> parse_proc_limits_memlock(std::string_view text);
 /// The fields of /proc/<pid>/status rdmatop uses (fs/proc/array.c, task_mmu.c). Each is
 /// nullopt when its line is absent: kernel threads have no VmPin, and old kernels lack lines.
 struct ProcStatus {
+  std::optional<std::uint32_t> tgid;               ///< "Tgid:\tN": the thread's process
   std::optional<std::uint64_t> pinned_bytes;       ///< "VmPin:\t  N kB" (mm->pinned_vm)
   std::optional<std::uint64_t> cap_effective;      ///< "CapEff:\t<16 hex digits>"
   std::optional<std::vector<std::uint32_t>> cpus;  ///< "Cpus_allowed_list:\t0-3,8"

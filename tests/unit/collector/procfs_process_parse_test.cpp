@@ -34,6 +34,7 @@ const std::string kStatus =
     "Name:\tibv_rc_pingpong\n"
     "Umask:\t0022\n"
     "State:\tS (sleeping)\n"
+    "Tgid:\t4242\n"  // a thread (Pid) of process 4242
     "Pid:\t4321\n"
     "VmLck:\t       0 kB\n"
     "VmPin:\t    8200 kB\n"
@@ -94,9 +95,10 @@ TEST_CASE("parse_proc_limits_memlock rejects what it cannot read", "[procfs]") {
   }
 }
 
-TEST_CASE("parse_proc_status reads VmPin, CapEff and the allowed CPUs", "[procfs]") {
+TEST_CASE("parse_proc_status reads Tgid, VmPin, CapEff and the allowed CPUs", "[procfs]") {
   auto r = parse_proc_status(kStatus);
   REQUIRE(r.ok());
+  CHECK(r->tgid == 4242u);
   CHECK(r->pinned_bytes == 8200u * 1024u);
   CHECK(r->cap_effective == 0x1ffffffffffULL);
   CHECK(r->cpus == std::vector<std::uint32_t>{0, 1, 2, 3, 6});
@@ -107,6 +109,7 @@ TEST_CASE("parse_proc_status: absent lines are absent fields", "[procfs]") {
   // A kernel thread has no mm, so no Vm* lines; an old kernel may lack Cpus_allowed_list.
   auto r = parse_proc_status("Name:\tkworker/0:1\nCapEff:\t0000000000000000\n");
   REQUIRE(r.ok());
+  CHECK_FALSE(r->tgid);
   CHECK_FALSE(r->pinned_bytes);
   CHECK(r->cap_effective == 0u);
   CHECK_FALSE(r->cpus);
@@ -116,6 +119,8 @@ TEST_CASE("parse_proc_status rejects malformed fields and non-status text", "[pr
   const std::vector<std::pair<const char*, std::string>> cases = {
       {"empty", ""},
       {"no Name line", "VmPin:\t0 kB\n"},
+      {"Tgid not a number", "Name:\tx\nTgid:\t12a\n"},
+      {"Tgid above 32 bits", "Name:\tx\nTgid:\t4294967296\n"},
       {"VmPin without unit", "Name:\tx\nVmPin:\t12\n"},
       {"VmPin negative", "Name:\tx\nVmPin:\t-12 kB\n"},
       {"VmPin overflowing bytes", "Name:\tx\nVmPin:\t18446744073709551615 kB\n"},

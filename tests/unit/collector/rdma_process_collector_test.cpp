@@ -257,3 +257,81 @@ TEST_CASE("rdma processes: no RDMA netlink is no data, not an error", "[collecto
 }
 
 }  // namespace rdmatop
+
+namespace rdmatop {
+namespace {
+
+/// rxe0 only: PID 100 holds a QP and thread 101 of it another QP and an MR; thread 301 of
+/// process 300, which holds nothing itself, holds a QP. The kernel names the creating thread.
+NetlinkRecording threaded_recording() {
+  NetlinkRecording rec;
+  rec[build_dev_get_request(0)] =
+      Reply().message(RDMA_NLDEV_CMD_GET, 0, testing::device(1, "rxe0", 1, 1)).done(0).bytes();
+  rec[build_res_dump_request(NldevResKind::qp, 1, 0)] =
+      dump(RDMA_NLDEV_CMD_RES_QP_GET, RDMA_NLDEV_ATTR_RES_QP, RDMA_NLDEV_ATTR_RES_QP_ENTRY,
+           RDMA_NLDEV_ATTR_RES_LQPN, 1, "rxe0", {{17, 100, ""}, {18, 101, ""}, {19, 301, ""}});
+  rec[build_res_dump_request(NldevResKind::mr, 1, 0)] =
+      dump(RDMA_NLDEV_CMD_RES_MR_GET, RDMA_NLDEV_ATTR_RES_MR, RDMA_NLDEV_ATTR_RES_MR_ENTRY,
+           RDMA_NLDEV_ATTR_RES_MRN, 1, "rxe0", {{5, 101, ""}});
+  for (const auto kind : {NldevResKind::cq, NldevResKind::pd}) {
+    rec[build_res_dump_request(kind, 1, 0)] = Reply().done(0).bytes();
+  }
+  return rec;
+}
+
+void process_files(FakeFileSource& fs, std::uint32_t tid, std::uint32_t tgid,
+                   const std::string& comm, const std::string& cpus) {
+  const std::string dir = std::to_string(tid) + "/";
+  fs.file(dir + "comm", comm + "\n");
+  fs.file(dir + "limits", limits_text("65536"));
+  fs.file(dir + "status", "Name:\t" + comm + "\nTgid:\t" + std::to_string(tgid) +
+                              "\nVmPin:\t4 kB\nCapEff:\t0000000000000000\nCpus_allowed_list:\t" +
+                              cpus + "\n");
+}
+
+}  // namespace
+
+TEST_CASE("rdma processes: objects of a thread count for its process", "[collector][processes]") {
+  FakeFileSource procfs;
+  process_files(procfs, 100, 100, "trainer", "0-1");
+  process_files(procfs, 101, 100, "proxy", "4");
+  process_files(procfs, 300, 300, "storage", "0");
+  process_files(procfs, 301, 300, "rdma-worker", "5");
+  const Run r = run(threaded_recording(), &procfs, sysfs_tree());
+  REQUIRE(r.snap.rdma_processes.size() == 2);
+  CHECK(r.find(101) == nullptr);
+  CHECK(r.find(301) == nullptr);
+
+  const RdmaProcess* trainer = r.find(100);
+  REQUIRE(trainer != nullptr);
+  CHECK(trainer->comm == "trainer");
+  CHECK(trainer->qps == std::map<std::string, std::uint32_t, std::less<>>{{"rxe0", 2}});
+  CHECK(trainer->mrs.at("rxe0") == 1);
+  CHECK(trainer->memlock_soft_bytes == 65536u);
+  // The main thread may run on node 0, the proxy thread on node 1.
+  CHECK(trainer->cpu_numa_nodes == std::vector<std::int32_t>{0, 1});
+
+  // Named after the process, not the thread; its CPUs are those of the thread holding objects.
+  const RdmaProcess* storage = r.find(300);
+  REQUIRE(storage != nullptr);
+  CHECK(storage->comm == "storage");
+  CHECK(storage->qps.at("rxe0") == 1);
+  CHECK(storage->pinned_bytes == 4096u);
+  CHECK(storage->cpu_numa_nodes == std::vector<std::int32_t>{1});
+  CHECK(r.status("")->message.empty());
+}
+
+TEST_CASE("rdma processes: a thread whose status is unreadable stays under its own ID",
+          "[collector][processes]") {
+  FakeFileSource procfs;
+  process_files(procfs, 100, 100, "trainer", "0-1");
+  process_files(procfs, 101, 100, "proxy", "4");
+  procfs.fail("101/status", EACCES);
+  const Run r = run(threaded_recording(), &procfs, sysfs_tree());
+  REQUIRE(r.find(101) != nullptr);
+  CHECK(r.find(101)->qps.at("rxe0") == 1);
+  CHECK(r.find(100)->qps.at("rxe0") == 1);
+  CHECK(r.status("")->message.find("status: permission denied") != std::string::npos);
+}
+
+}  // namespace rdmatop
