@@ -9,6 +9,10 @@
 #   * Every owner's QP, CQ, MR and PD counts on rxe0 must equal `rdma -j resource show` taken in
 #     the same run (kernel users, e.g. ib_core's GSI QP, included).
 #   * The same with --counters sysfs: the owners need RDMA netlink, not the netlink counters.
+#   * Threads fold into their process: `rdmatop responder` and a running `rdmatop probe` create
+#     their QPs on worker threads, which the kernel (and so `rdma resource show`) names by thread
+#     ID. rdmatop must list them under the process ID, with the threads' objects added up: the
+#     comparison above maps each of iproute2's owners to the Tgid in /proc/<pid>/status.
 #   * The rdma-processes statuses are ok.
 #   * QP counters (docs/report-format.md "QP counters"), with the server's QP alive: rdmatop's
 #     counter mode of rxe0/1 equals `rdma statistic qp mode`, its bound counters equal
@@ -25,7 +29,14 @@ rdmatop="${1:?usage: rdma-processes.sh RDMATOP_BINARY}"
 [[ -x "$rdmatop" ]] || fail "not executable: $rdmatop"
 tmp=$(mktemp -d)
 server=
-trap '[[ -n "$server" ]] && kill "$server" 2>/dev/null || true' EXIT
+prober=
+cleanup() {
+  if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; fi
+  if [[ -n "$prober" ]]; then kill "$prober" 2>/dev/null || true; fi
+  stop_probe_responder
+}
+trap cleanup EXIT
+tgid_of() { awk '/^Tgid:/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo "$1"; }
 
 # ulimit -l is in KiB; exec keeps the PID, so $! is the pingpong server itself.
 bash -c 'ulimit -l 1024 && exec ibv_rc_pingpong -d rxe0 -g "$1" -s 64 -n 5 -p 18520' _ \
@@ -42,6 +53,24 @@ wait_listening() { # tcp-port pid log
   done
 }
 wait_listening 18520 "$server" "$tmp/server.log"
+
+# Two multi-threaded owners: the responder and a prober that keeps its connection (and so its
+# QP, made by a worker thread) for the whole test.
+start_probe_responder "$rdmatop" "$RXE_VM_IP"
+"$rdmatop" probe "$RXE_VM_IP" --transport rc_send --rate 5 --duration 300 >/dev/null 2>&1 &
+prober=$!
+for ((i = 0; ; i++)); do
+  rdma -j resource show qp | jq -r '.[] | select(.ifname == "rxe0") | .pid // empty' \
+    >"$tmp/qp-pids"
+  while read -r pid; do [[ "$(tgid_of "$pid")" == "$prober" ]] && break 2; done <"$tmp/qp-pids"
+  ((i < 300)) || fail "no QP of the prober (pid $prober) after 30 s"
+  sleep 0.1
+done
+threads=0
+while read -r pid; do [[ "$(tgid_of "$pid")" != "$pid" ]] && threads=$((threads + 1)); done \
+  <"$tmp/qp-pids"
+((threads > 0)) || fail "no QP is owned by a thread other than its process's main thread"
+echo "rdma resource show names $threads QP owner(s) by a thread ID, not the process ID"
 
 "$rdmatop" report --json --interval 0 >"$tmp/report.json" || fail "rdmatop report exited $?"
 for kind in qp cq mr pd; do
@@ -80,6 +109,9 @@ for kind in qp cq mr pd; do
   jq -r --arg k "$kind" '.[] | select(.ifname == "rxe0")
     | "\($k) \(if .pid then (.pid | tostring) else (.comm | ltrimstr("[") | rtrimstr("]")) end)"' \
     "$tmp/rdma-$kind.json"
+done | while read -r kind owner; do
+  [[ "$owner" =~ ^[0-9]+$ ]] && owner=$(tgid_of "$owner")
+  echo "$kind $owner"
 done | sort | uniq -c | awk '{ print $2, $3, $1 }' | sort >"$tmp/expected"
 for f in report sysfs; do
   jq -r '.host_readiness.processes[] as $p
@@ -92,6 +124,7 @@ for f in report sysfs; do
   fi
 done
 grep -q "^qp $server " "$tmp/expected" || fail "rdma resource show lacks the server's QP"
+grep -q "^qp $prober " "$tmp/actual-report" || fail "rdmatop does not list the prober's QP"
 echo "owners on rxe0 equal rdma resource show: $(tr '\n' ';' <"$tmp/expected")"
 
 # Statuses: the host-wide one and rxe0's, all ok.
