@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <string>
+
 #include "collector/normalize/probe_series.h"
 #include "exporters/json_util.h"
 #include "exporters/report/text_table.h"
@@ -133,6 +136,16 @@ std::string render_probe_section_text(const Report& report) {
       out += fmt::format("  last error {} {}: {}\n", p.target, stream_name(p), p.last_error);
     }
   }
+  // Why retransmits are not the probe's own: once per reason, not per stream (a pingmesh has
+  // hundreds of streams on the same port, all refused for the same reason).
+  std::map<std::string, std::size_t> notes;
+  for (const ProbeTargetSample& p : snap.probes) {
+    if (p.retransmits && !p.retransmit_note.empty()) ++notes[p.retransmit_note];
+  }
+  for (const auto& [note, streams] : notes) {
+    out += fmt::format("  retransmits port-level for {} stream{}: {}\n", streams,
+                       streams == 1 ? "" : "s", note);
+  }
   out +=
       "  RTTs are the window's (probes answered since the previous sample); LOSS is over the\n"
       "  interval when known, else since the prober started.\n";
@@ -162,6 +175,7 @@ json probe_section_json(const Report& report) {
              {"wc_errors", counters_json(p.wc_errors)},
              {"retransmits", optional_json(p.retransmits)},
              {"retransmit_scope", p.retransmits ? json(retransmit_scope(p)) : json(nullptr)},
+             {"retransmit_note", p.retransmit_note},
              {"sent_per_second", rate_value(v.sent_rate)},
              {"interval_loss_ratio", optional_json(v.interval_loss)},
              {"last_error", p.last_error},

@@ -75,3 +75,35 @@ TEST_CASE("JSON report: probes member only when a prober ran", "[report][probe]"
   CHECK_FALSE(plain.contains("probes"));
   CHECK(render_report_text(build_report(nullptr, {})).find("PROBES") == std::string::npos);
 }
+
+TEST_CASE("report: why retransmits are port-level, once per reason", "[report][probe]") {
+  Snapshot snap = test::probed_snapshot(100, 100, std::chrono::seconds(10));
+  const std::string refused = "rxe0/1: driver cannot bind QP counters or has none left (ENOMEM)";
+  for (const char* target : {"10.0.0.3", "10.0.0.4"}) {
+    ProbeTargetSample p = test::probe_stream(target, "rc_send", 10, 10);
+    p.retransmits = 0;
+    p.retransmit_scope = "port";
+    p.retransmit_note = refused;
+    snap.probes.push_back(p);
+  }
+  ProbeTargetSample off = test::probe_stream("10.0.0.5", "rc_send", 10, 10);
+  off.retransmits = 0;
+  off.retransmit_scope = "port";
+  off.retransmit_note = "QP counter binding off";
+  snap.probes.push_back(off);
+  const Report report = build_report(nullptr, make_observation(snap));
+
+  const std::string text = render_report_text(report);
+  CHECK(text.find("retransmits port-level for 2 streams: " + refused + "\n") != std::string::npos);
+  CHECK(text.find("retransmits port-level for 1 stream: QP counter binding off\n") !=
+        std::string::npos);
+  CHECK(text.find(refused, text.find(refused) + 1) == std::string::npos);  // said once
+
+  const auto doc = nlohmann::json::parse(render_report_json(report));
+  const auto& streams = doc["probes"]["streams"];
+  REQUIRE(streams.size() == 6);
+  CHECK(streams[0]["retransmit_scope"] == "qp");
+  CHECK(streams[0]["retransmit_note"] == "");
+  CHECK(streams[3]["retransmit_note"] == refused);
+  CHECK(streams[5]["retransmit_note"] == "QP counter binding off");
+}
