@@ -1,18 +1,19 @@
 // QP counters in the outputs: the report's QP COUNTERS section (text and JSON), the series the
 // exporter serves for them, and the driver knowledge behind them (which drivers bind, which
 // raw name is which canonical counter).
-#include <prometheus/text_serializer.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
 
 #include "collector/normalize/qp_counter_series.h"
-#include "exporters/prometheus/metrics_collectable.h"
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/report_render.h"
+#include "tests/support/report_of.h"
 
 using namespace rdmatop;
+using test::exposition_of;
+using test::report_of;
 
 namespace {
 
@@ -49,10 +50,6 @@ Snapshot snapshot_with_qp_counters() {
   s.sources.push_back(SourceStatus{"netlink-qp-counters", "mlx5_0/1", SourceState::ok, "", {}});
   s.sources.push_back(SourceStatus{"netlink-qp-counters", "rxe0/1", SourceState::ok, "", {}});
   return s;
-}
-
-Report report_of(Snapshot s) {
-  return build_report(nullptr, make_observation(std::move(s)));
 }
 
 std::string line_with(const std::string& text, const std::string& needle) {
@@ -152,11 +149,7 @@ TEST_CASE("QP COUNTERS: a kernel that rejects the request is the port's note",
 
 TEST_CASE("exporter: QP counter series by port, counter id and owner, with their help",
           "[exporter][qp_counters]") {
-  ExporterView view;
-  view.report = std::make_shared<const Report>(report_of(snapshot_with_qp_counters()));
-  view.poll.polls = 1;
-  const std::string out =
-      prometheus::TextSerializer().Serialize(build_metric_families(view, MetricsOptions{}));
+  const std::string out = exposition_of(snapshot_with_qp_counters());
   INFO(out);
   CHECK(out.find("rdma_port_qp_counter_mode{device=\"mlx5_0\",port=\"1\"} 1\n") !=
         std::string::npos);

@@ -1,15 +1,16 @@
 // The HOST READINESS section's processes (text and JSON) and their series in the exporter.
-#include <prometheus/text_serializer.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <string>
 
-#include "exporters/prometheus/metrics_collectable.h"
 #include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
+#include "tests/support/report_of.h"
 
 using namespace rdmatop;
+using test::exposition_of;
+using test::report_of;
 
 namespace {
 
@@ -38,10 +39,6 @@ Snapshot snapshot_with_processes() {
   s.rdma_processes = {kern, app};
   s.sources.push_back(SourceStatus{"rdma-processes", "", SourceState::ok, "", {}});
   return s;
-}
-
-Report report_of(Snapshot s) {
-  return build_report(nullptr, make_observation(std::move(s)));
 }
 
 }  // namespace
@@ -104,11 +101,7 @@ TEST_CASE("readiness JSON: processes with their placement per device", "[report]
 }
 
 TEST_CASE("exporter: host series (processes) are served with their help", "[exporter]") {
-  ExporterView view;
-  view.report = std::make_shared<const Report>(report_of(snapshot_with_processes()));
-  view.poll.polls = 1;
-  const std::string out =
-      prometheus::TextSerializer().Serialize(build_metric_families(view, MetricsOptions{}));
+  const std::string out = exposition_of(snapshot_with_processes());
   INFO(out);
   CHECK(out.find("# TYPE rdma_process_resources gauge\n") != std::string::npos);
   CHECK(out.find("rdma_process_resources{comm=\"ib_write_bw\",device=\"mlx5_0\",pid=\"4321\","
