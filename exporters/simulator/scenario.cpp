@@ -88,6 +88,19 @@ Setter flag(bool PortConditions::*field) {
   };
 }
 
+/// A whole number that `allowed` accepts; `what` says which in the error ("68..9216").
+template <typename Int>
+Setter integer(Int PortConditions::*field, bool (*allowed)(double), std::string what) {
+  return [field, allowed, what](const std::string& text, PortConditions& c) -> Result<bool> {
+    const auto v = parse_number(text);
+    if (!v || std::floor(*v) != *v || !allowed(*v)) {
+      return Error{0, "must be an integer " + what + ": '" + text + "'"};
+    }
+    c.*field = static_cast<Int>(*v);
+    return true;
+  };
+}
+
 /// A firmware version as devlink prints it: 1..31 printable characters without spaces (the
 /// kernel's ethtool fw_version field is 32 bytes with the NUL).
 Setter version(std::string PortConditions::*field) {
@@ -128,32 +141,20 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"oversize_frames_per_s", rate(&PortConditions::oversize_frames_per_s)},
       {"routable_gid", flag(&PortConditions::routable_gid)},
       {"pfc", flag(&PortConditions::pfc)},
-      {"mtu",
-       [](const std::string& text, PortConditions& c) -> Result<bool> {
-         const auto v = parse_number(text);
-         // 68 is the IPv4 minimum MTU; 9216 the usual jumbo maximum of RoCE NICs.
-         if (!v || *v < 68 || *v > 9216 || std::floor(*v) != *v) {
-           return Error{0, "mtu must be an integer 68..9216: '" + text + "'"};
-         }
-         c.mtu = static_cast<std::uint32_t>(*v);
-         return true;
-       }},
+      // 68 is the IPv4 minimum MTU; 9216 the usual jumbo maximum of RoCE NICs.
+      {"mtu", integer(
+                  &PortConditions::mtu, [](double v) { return v >= 68 && v <= 9216; }, "68..9216")},
       {"fw_running", version(&PortConditions::fw_running)},
       {"fw_stored", version(&PortConditions::fw_stored)},
       {"fw_errors_per_min", rate(&PortConditions::fw_errors_per_min)},
       {"fw_fatal_errors_per_min", rate(&PortConditions::fw_fatal_errors_per_min)},
       {"health_recovers", flag(&PortConditions::health_recovers)},
+      // mlx5 set_pfc_prevention_tout: at most 8000 ms, or 65535 (PFC_STORM_PREVENTION_AUTO);
+      // 0 disables (roce-domain.md §5.1).
       {"pfc_storm_prevention_ms",
-       [](const std::string& text, PortConditions& c) -> Result<bool> {
-         const auto v = parse_number(text);
-         // mlx5 set_pfc_prevention_tout: at most 8000 ms, or 65535 (PFC_STORM_PREVENTION_AUTO);
-         // 0 disables (roce-domain.md §5.1).
-         if (!v || std::floor(*v) != *v || *v < 0 || (*v > 8000 && *v != 65535)) {
-           return Error{0, "pfc_storm_prevention_ms must be 0..8000 or 65535: '" + text + "'"};
-         }
-         c.pfc_storm_prevention_ms = static_cast<std::uint16_t>(*v);
-         return true;
-       }},
+       integer(
+           &PortConditions::pfc_storm_prevention_ms,
+           [](double v) { return (v >= 0 && v <= 8000) || v == 65535; }, "0..8000 or 65535")},
   };
   return table;
 }

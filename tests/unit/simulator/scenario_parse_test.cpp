@@ -127,6 +127,12 @@ TEST_CASE("Bad scenario files give a clear error, never a crash", "[simulator][s
        "{fw_stored: 0123456789012345678901234567890123}\n",
        "firmware version"},
       {"name: t\ndescription: d\nphases:\n  - duration: 1s\n    ports:\n      x: "
+       "{mtu: 67}\n",
+       "mtu: must be an integer 68..9216"},
+      {"name: t\ndescription: d\nphases:\n  - duration: 1s\n    ports:\n      x: "
+       "{mtu: 1500.5}\n",
+       "mtu: must be an integer 68..9216"},
+      {"name: t\ndescription: d\nphases:\n  - duration: 1s\n    ports:\n      x: "
        "{pfc_storm_prevention_ms: 9000}\n",
        "0..8000 or 65535"},
       {"name: t\ndescription: d\nphases:\n  - duration: 1s\n    ports:\n      x: "
