@@ -32,14 +32,19 @@ constexpr std::array<KeyCounter, 6> kKeyCounters{{
     {"rdma_duplicate_requests_total", "DUP REQ", "duplicate_requests"},
 }};
 
-/// The value of one key counter on a bound counter; nullopt when the driver has none.
-std::optional<std::uint64_t> key_value(const DeviceSample& dev, const BoundCounter& c,
-                                       std::string_view series) {
+/// The key counters' values on a bound counter, in kKeyCounters order; nullopt where the
+/// driver has none. Each raw counter is mapped to its canonical series once.
+using KeyValues = std::array<std::optional<std::uint64_t>, kKeyCounters.size()>;
+KeyValues key_values(const DeviceSample& dev, const BoundCounter& c) {
   const DriverFamily family = family_of_rdma_driver(dev.driver);
+  KeyValues out;
   for (const auto& [raw, value] : c.hw_counters) {
-    if (canonical_series_of(family, raw) == series) return value;
+    const auto series = canonical_series_of(family, raw);
+    for (std::size_t i = 0; i < kKeyCounters.size(); ++i) {
+      if (series == kKeyCounters[i].series && !out[i]) out[i] = value;
+    }
   }
-  return std::nullopt;
+  return out;
 }
 
 /// "none", "auto (type,pid)", "manual", or the number the kernel sent.
@@ -130,10 +135,7 @@ std::string render_qp_counter_text(const Report& report) {
                                      c.pid ? std::to_string(*c.pid) : "-",
                                      qp_type_text(c.qp_type),
                                      qpns_text(c.qpns)};
-        for (const KeyCounter& k : kKeyCounters) {
-          const auto v = key_value(dev, c, k.series);
-          row.push_back(v ? std::to_string(*v) : "-");
-        }
+        for (const auto& v : key_values(dev, c)) row.push_back(v ? std::to_string(*v) : "-");
         bound.add_row(std::move(row));
       }
     }
@@ -157,8 +159,9 @@ std::optional<ojson> render_qp_counter_json(const Report& report) {
       ojson counters = ojson::array();
       for (const BoundCounter& c : port.bound_counters) {
         ojson key = ojson::object();
-        for (const KeyCounter& k : kKeyCounters) {
-          key[std::string(k.key)] = optional_json(key_value(dev, c, k.series));
+        const KeyValues values = key_values(dev, c);
+        for (std::size_t i = 0; i < kKeyCounters.size(); ++i) {
+          key[std::string(kKeyCounters[i].key)] = optional_json(values[i]);
         }
         const std::string owner = bound_counter_owner(c);
         counters.push_back({{"id", c.id},
