@@ -45,8 +45,8 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   collect_devlink(ctx, snap);
   collect_dcb(ctx, snap);
   collect_readiness(ctx, snap);
-  collect_rdma_processes(ctx, snap, devices);
-  collect_qp_counters(ctx, snap, devices);
+  const ThreadProcesses threads = collect_rdma_processes(ctx, snap, devices);
+  collect_qp_counters(ctx, snap, devices, threads);
   return snap;
 }
 

@@ -85,11 +85,15 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out);
 
 /// Processes holding RDMA objects (QP/CQ/MR/PD dumps by RDMA netlink) with their memlock limit,
 /// pinned memory and CPU NUMA nodes from procfs (host readiness).
-void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
-                            const RdmaDeviceList& devices);
+/// Returns the threads it folded into their process (the kernel names the thread that created
+/// an object), thread ID -> process ID.
+using ThreadProcesses = std::map<std::uint32_t, std::uint32_t>;
+ThreadProcesses collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
+                                       const RdmaDeviceList& devices);
 /// Reads each port's QP counter mode and its QP-bound counters by RDMA netlink (nothing without
-/// it); run after collect_rdma_processes, whose process names it reuses.
-void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices);
+/// it); run after collect_rdma_processes, whose process names and thread folding it reuses.
+void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices,
+                         const ThreadProcesses& threads = {});
 
 /// Runs all collectors in order and stamps the snapshot (seq, clocks, hostname).
 Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);

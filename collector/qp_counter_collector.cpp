@@ -12,8 +12,9 @@
 // Statuses, source "netlink-qp-counters", one per port ("mlx5_0/1"): a kernel that rejects
 // the request (EOPNOTSUPP, EINVAL for a kernel without QP counters, ENOENT) is "no data" with
 // its reason; any other failure is an error; neither touches the other sources. The owner's
-// name comes from the processes read this tick (collect_rdma_processes runs first), so nothing
-// more is read from procfs. Nothing is read without RDMA netlink, i.e. off the live host.
+// name comes from the processes read this tick (collect_rdma_processes runs first; a thread
+// owner becomes its process as there), so nothing more is read from procfs. Nothing is read
+// without RDMA netlink, i.e. off the live host.
 #include <algorithm>
 #include <cerrno>
 #include <string>
@@ -53,7 +54,7 @@ std::string comm_of(const Snapshot& snap, std::uint32_t pid) {
 }
 
 SourceStatus read_port(RdmaNetlinkSource& netlink, const NldevDevice& device, PortSample& port,
-                       const Snapshot& snap) {
+                       const Snapshot& snap, const ThreadProcesses& threads) {
   StatusTimer timer(kSource, device.name + "/" + std::to_string(port.port));
   auto mode = netlink.qp_counter_mode(device.index, port.port);
   if (!mode) return failure(timer, mode.error());
@@ -63,7 +64,15 @@ SourceStatus read_port(RdmaNetlinkSource& netlink, const NldevDevice& device, Po
   for (NldevBoundCounter& b : bound.value()) {
     // The kernel filters by port (fill_res_counter_entry); a stray entry is not this port's.
     if (b.port != port.port) continue;
-    if (b.counter.pid && *b.counter.pid != 0) b.counter.comm = comm_of(snap, *b.counter.pid);
+    if (b.counter.pid && *b.counter.pid != 0) {
+      // Auto mode by PID gives the counter its QP's owner (counters.c alloc_and_bind:
+      // rdma_restrack_parent_name), a thread like in the resource dumps: the owner is its
+      // process, as in the process view.
+      if (const auto t = threads.find(*b.counter.pid); t != threads.end()) {
+        b.counter.pid = t->second;
+      }
+      b.counter.comm = comm_of(snap, *b.counter.pid);
+    }
     port.bound_counters.push_back(std::move(b.counter));
   }
   std::sort(port.bound_counters.begin(), port.bound_counters.end(),
@@ -73,7 +82,8 @@ SourceStatus read_port(RdmaNetlinkSource& netlink, const NldevDevice& device, Po
 
 }  // namespace
 
-void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices) {
+void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDeviceList& devices,
+                         const ThreadProcesses& threads) {
   if (ctx.netlink == nullptr) return;
   if (!devices) {
     // The "netlink" status already says why; here it only means "nothing to report".
@@ -86,7 +96,7 @@ void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDev
     for (std::uint32_t port = 1; port <= device.port_count; ++port) {
       // Only ports the sysfs walk found: the snapshot has nowhere else to put them.
       if (PortSample* sample = find_port(out, device.name, port)) {
-        out.sources.push_back(read_port(*ctx.netlink, device, *sample, out));
+        out.sources.push_back(read_port(*ctx.netlink, device, *sample, out, threads));
       }
     }
   }

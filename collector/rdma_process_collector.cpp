@@ -176,14 +176,15 @@ void fold_thread(RdmaProcess& into, const RdmaProcess& t) {
 
 }  // namespace
 
-void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
-                            const RdmaDeviceList& devices) {
-  if (ctx.netlink == nullptr) return;
+ThreadProcesses collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
+                                       const RdmaDeviceList& devices) {
+  ThreadProcesses folded;
+  if (ctx.netlink == nullptr) return folded;
   StatusTimer host_timer(kSource, "");
   if (!devices) {
     // The "netlink" status already says why; here it only means "nothing to report".
     out.sources.push_back(host_timer.finish(SourceState::no_data, devices.error().message));
-    return;
+    return folded;
   }
   Owners owners;
   for (const NldevDevice& device : *devices) {
@@ -197,25 +198,18 @@ void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
   } else if (!owners.empty()) {
     const auto nodes = cpu_nodes(ctx.sysfs);
     Unreadable unreadable;
+    for (auto& [key, process] : owners) {
+      if (process.pid == 0) continue;
+      const auto tgid = read_procfs(*ctx.procfs, nodes, process, unreadable);
+      if (tgid && *tgid != process.pid) folded[process.pid] = *tgid;
+    }
     // The kernel names the thread that created an object (restrack.c rdma_restrack_set_name:
     // current; nldev.c fill_res_name_pid: task_pid_vnr), so objects a worker thread made (a
     // communication library's proxy thread, rdmatop's own prober) come under that thread's ID,
     // which ps and kill do not know. They are folded into their process (Tgid): limits and
     // pinned memory are the process's anyway.
-    std::map<std::uint32_t, RdmaProcess> threads;  // by process
-    for (auto it = owners.begin(); it != owners.end();) {
-      RdmaProcess& process = it->second;
-      const auto tgid =
-          process.pid != 0 ? read_procfs(*ctx.procfs, nodes, process, unreadable) : std::nullopt;
-      if (!tgid || *tgid == process.pid) {
-        ++it;
-        continue;
-      }
-      const auto [folded, first] = threads.try_emplace(*tgid, std::move(process));
-      if (!first) fold_thread(folded->second, process);
-      it = owners.erase(it);
-    }
-    for (auto& [tgid, objects] : threads) {
+    for (const auto& [tid, tgid] : folded) {
+      const auto thread = owners.extract({tid, std::string()});
       const auto [it, added] = owners.try_emplace({tgid, std::string()});
       RdmaProcess& process = it->second;
       if (added) {
@@ -224,7 +218,7 @@ void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
         read_procfs(*ctx.procfs, nodes, process, unreadable);
         process.cpu_numa_nodes.clear();
       }
-      fold_thread(process, objects);
+      fold_thread(process, thread.mapped());
     }
     for (const auto& [what, n] : unreadable) {
       append(note, what + " (" + std::to_string(n) + (n == 1 ? " process)" : " processes)"));
@@ -233,6 +227,7 @@ void collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
   for (auto& [key, process] : owners) out.rdma_processes.push_back(std::move(process));
   // The map's (pid, name) order is the snapshot's "sorted by pid".
   out.sources.push_back(host_timer.finish(SourceState::ok, std::move(note)));
+  return folded;
 }
 
 }  // namespace rdmatop

@@ -92,6 +92,7 @@ FakeFileSource procfs_tree() {
 
 struct Run {
   Snapshot snap;
+  ThreadProcesses threads;
   const RdmaProcess* find(std::uint32_t pid, const std::string& comm = "") const {
     for (const auto& p : snap.rdma_processes) {
       if (p.pid == pid && (comm.empty() || p.comm == comm)) return &p;
@@ -114,7 +115,7 @@ Run run(NetlinkRecording rec, const FileSource* procfs, const FakeFileSource& sy
   ctx.netlink = netlink.get();
   ctx.procfs = procfs;
   Run r;
-  collect_rdma_processes(ctx, r.snap, list_rdma_devices(ctx));
+  r.threads = collect_rdma_processes(ctx, r.snap, list_rdma_devices(ctx));
   return r;
 }
 
@@ -301,6 +302,7 @@ TEST_CASE("rdma processes: objects of a thread count for its process", "[collect
   REQUIRE(r.snap.rdma_processes.size() == 2);
   CHECK(r.find(101) == nullptr);
   CHECK(r.find(301) == nullptr);
+  CHECK(r.threads == ThreadProcesses{{101, 100}, {301, 300}});
 
   const RdmaProcess* trainer = r.find(100);
   REQUIRE(trainer != nullptr);
@@ -329,6 +331,7 @@ TEST_CASE("rdma processes: a thread whose status is unreadable stays under its o
   procfs.fail("101/status", EACCES);
   const Run r = run(threaded_recording(), &procfs, sysfs_tree());
   REQUIRE(r.find(101) != nullptr);
+  CHECK(r.threads.empty());
   CHECK(r.find(101)->qps.at("rxe0") == 1);
   CHECK(r.find(100)->qps.at("rxe0") == 1);
   CHECK(r.status("")->message.find("status: permission denied") != std::string::npos);

@@ -285,6 +285,42 @@ TEST_CASE("QP counters land on their port, the owner named from this tick's proc
   CHECK(other.hw_counters == CounterMap{{"rcvd_pkts", 4}, {"sent_pkts", 3}});
 }
 
+TEST_CASE("QP counters: an owner the kernel names by thread is its process",
+          "[netlink][qp_counters]") {
+  FakeFileSource fs = two_rxe_sysfs();
+  NetlinkRecording rec = recording();
+  rec[build_qp_counter_mode_request(3, 1, 0)] =
+      Reply()
+          .message(RDMA_NLDEV_CMD_STAT_GET, 0,
+                   testing::qp_counter_mode(3, 1, RDMA_COUNTER_MODE_AUTO, RDMA_COUNTER_MASK_PID))
+          .ack(0)
+          .bytes();
+  // Auto mode by PID: the counter's PID is that of the thread that created the QP (813).
+  rec[build_bound_counters_request(3, 1, 0)] =
+      Reply()
+          .message(RDMA_NLDEV_CMD_STAT_GET, 0,
+                   testing::bound_counters(3, "rxe0",
+                                           {{1, 3, RDMA_COUNTER_MODE_AUTO, -1, 813, "", {17}, {}}}))
+          .done(0)
+          .bytes();
+  rec[build_qp_counter_mode_request(4, 1, 0)] = Reply().error(0, -EOPNOTSUPP).bytes();
+  auto netlink = make_replay_rdma_netlink_source(rec);
+  testing::UnsupportedEthtoolSource ethtool;
+  const CollectContext ctx{fs, ethtool, {}, netlink.get(), CounterSource::auto_select};
+  Snapshot snap;
+  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, list_rdma_devices(ctx)));
+  RdmaProcess process;  // as collect_rdma_processes leaves it: thread 813 folded into 812
+  process.pid = 812;
+  process.comm = "ib_write_bw";
+  snap.rdma_processes.push_back(process);
+  collect_qp_counters(ctx, snap, list_rdma_devices(ctx), ThreadProcesses{{813, 812}});
+
+  const PortSample& port = snap.devices[0].ports.at(0);
+  REQUIRE(port.bound_counters.size() == 1);
+  CHECK(port.bound_counters[0].pid == 812u);
+  CHECK(port.bound_counters[0].comm == "ib_write_bw");
+}
+
 TEST_CASE("QP counters: a failing dump is an error of that port only; no netlink, no reads",
           "[netlink][qp_counters]") {
   FakeFileSource fs = two_rxe_sysfs();
