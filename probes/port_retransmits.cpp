@@ -1,66 +1,71 @@
 #include "probes/port_retransmits.h"
 
-#include <functional>
+#include <string_view>
 
 #include "collector/normalize/normalizer.h"
+#include "collector/normalize/qp_counter_series.h"
 
 namespace rdmatop::probes {
+
+namespace {
+
+/// The retransmit evidence rule over canonical series: rdma_retransmits_total when the driver
+/// has it, else the sum of rdma_ack_timeouts_total and rdma_seq_err_naks_total present.
+class Evidence {
+ public:
+  void add(std::string_view series, double value) {
+    if (series == "rdma_retransmits_total") {
+      retransmits_ = retransmits_.value_or(0) + value;
+    } else if (series == "rdma_ack_timeouts_total" || series == "rdma_seq_err_naks_total") {
+      causes_ = causes_.value_or(0) + value;
+    }
+  }
+  std::optional<std::uint64_t> value() const {
+    const auto chosen = retransmits_ ? retransmits_ : causes_;
+    if (!chosen) return std::nullopt;
+    return static_cast<std::uint64_t>(*chosen);
+  }
+
+ private:
+  std::optional<double> retransmits_;
+  std::optional<double> causes_;
+};
+
+}  // namespace
 
 std::optional<std::uint64_t> port_retransmit_evidence(const std::vector<Series>& series,
                                                       const std::string& device,
                                                       std::uint32_t port) {
   const std::string port_text = std::to_string(port);
-  std::optional<double> retransmits;
-  std::optional<double> causes;
+  Evidence evidence;
   for (const auto& s : series) {
-    if (label_value(s.labels, "device") != device || label_value(s.labels, "port") != port_text) {
-      continue;
-    }
-    if (s.name == "rdma_retransmits_total") {
-      retransmits = retransmits.value_or(0) + s.value;
-    } else if (s.name == "rdma_ack_timeouts_total" || s.name == "rdma_seq_err_naks_total") {
-      causes = causes.value_or(0) + s.value;
+    if (label_value(s.labels, "device") == device && label_value(s.labels, "port") == port_text) {
+      evidence.add(s.name, s.value);
     }
   }
-  const auto chosen = retransmits ? retransmits : causes;
-  if (!chosen) return std::nullopt;
-  return static_cast<std::uint64_t>(*chosen);
+  return evidence.value();
 }
 
-namespace {
-
-/// The devices of the wanted ports (every port when `ports` is null), normalized alone so the
-/// counter-table work is done for those only (the table, not this file, knows each driver's
-/// counter names): `add` puts into `copy`, a copy of the device without counters or ports,
-/// what each wanted port contributes.
-std::vector<Series> normalize_ports(
-    const Snapshot& snapshot, const std::set<PortKey>* ports,
-    const std::function<void(const DeviceSample&, const PortSample&, DeviceSample& copy)>& add) {
+PortRetransmits port_retransmits(const Snapshot& snapshot, const std::set<PortKey>* ports) {
+  // The wanted devices with only the wanted ports, so normalize() does the counter-table work
+  // for those alone (the table, not this file, knows each driver's counter names).
   Snapshot wanted;
+  std::vector<PortKey> keys;
   for (const auto& device : snapshot.devices) {
     DeviceSample copy;
     copy.name = device.name;
     copy.driver = device.driver;
+    copy.hw_counters = device.hw_counters;
     for (const auto& port : device.ports) {
-      if (ports == nullptr || ports->count({device.name, port.port}) != 0) add(device, port, copy);
+      if (ports != nullptr && ports->count({device.name, port.port}) == 0) continue;
+      copy.ports.push_back(port);
+      keys.emplace_back(device.name, port.port);
     }
     if (!copy.ports.empty()) wanted.devices.push_back(std::move(copy));
   }
-  if (wanted.devices.empty()) return {};
-  return normalize(wanted);
-}
-
-}  // namespace
-
-PortRetransmits port_retransmits(const Snapshot& snapshot, const std::set<PortKey>* ports) {
-  std::vector<PortKey> keys;
-  const auto series = normalize_ports(
-      snapshot, ports, [&](const DeviceSample& device, const PortSample& port, DeviceSample& copy) {
-        copy.hw_counters = device.hw_counters;
-        copy.ports.push_back(port);
-        keys.emplace_back(device.name, port.port);
-      });
   PortRetransmits out;
+  if (keys.empty()) return out;
+  const std::vector<Series> series = normalize(wanted);
   for (const auto& [device, port] : keys) {
     if (const auto v = port_retransmit_evidence(series, device, port)) out[{device, port}] = *v;
   }
@@ -68,31 +73,24 @@ PortRetransmits port_retransmits(const Snapshot& snapshot, const std::set<PortKe
 }
 
 QpRetransmits qp_retransmits(const Snapshot& snapshot, const std::set<PortKey>* ports) {
-  // Each bound counter becomes a port of its own (numbered 1..N) of its device's copy, without
-  // the device's counters, so normalize() maps the driver's raw names exactly as for the port.
-  struct Entry {
-    std::string device;
-    std::uint32_t port = 0;
-    std::uint32_t as_port = 0;
-    const BoundCounter* counter = nullptr;
-  };
-  std::vector<Entry> entries;
-  const auto series = normalize_ports(
-      snapshot, ports, [&](const DeviceSample& device, const PortSample& port, DeviceSample& copy) {
-        for (const BoundCounter& counter : port.bound_counters) {
-          PortSample as_port;
-          as_port.port = static_cast<std::uint32_t>(entries.size() + 1);
-          as_port.hw_counters = counter.hw_counters;
-          entries.push_back({device.name, port.port, as_port.port, &counter});
-          copy.ports.push_back(std::move(as_port));
-        }
-      });
+  // A bound counter's raw counters are the port's kind (the kernel allocates them from the
+  // port's hw stats), so the counter table maps them as it does the port's.
   QpRetransmits out;
-  for (const Entry& e : entries) {
-    const auto v = port_retransmit_evidence(series, e.device, e.as_port);
-    if (!v) continue;
-    for (std::uint32_t qpn : e.counter->qpns) {
-      out[{e.device, e.port, qpn}] = {e.counter->id, e.counter->qpns.size(), *v};
+  for (const auto& device : snapshot.devices) {
+    const DriverFamily family = family_of_rdma_driver(device.driver);
+    for (const auto& port : device.ports) {
+      if (ports != nullptr && ports->count({device.name, port.port}) == 0) continue;
+      for (const BoundCounter& counter : port.bound_counters) {
+        Evidence evidence;
+        for (const auto& [raw, value] : counter.hw_counters) {
+          evidence.add(canonical_series_of(family, raw), static_cast<double>(value));
+        }
+        const auto v = evidence.value();
+        if (!v) continue;
+        for (const std::uint32_t qpn : counter.qpns) {
+          out[{device.name, port.port, qpn}] = {counter.id, counter.qpns.size(), *v};
+        }
+      }
     }
   }
   return out;
