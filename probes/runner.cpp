@@ -58,6 +58,9 @@ struct Runner::Stream {
   };
   std::optional<QpReading> qp_last;       ///< the QP's own counter at the last reading
   std::uint64_t qp_retransmit_total = 0;  ///< scope "qp"
+  /// The running job's ping results, kept so a job (one ping each, in a pingmesh) allocates
+  /// nothing; only the job that set `busy` touches it.
+  std::vector<PingResult> burst_results;
 
   ~Stream() {
     if (transport) transport->disconnect();
@@ -221,8 +224,8 @@ void Runner::execute(const Job& job) {
   // and the next round retries it, after an error the connection is gone. Results are recorded
   // after the burst: work between two pings (the stats lock, the histogram) measurably
   // lengthened the next round trip (docs/probes.md, "Accuracy against perftest").
-  std::vector<PingResult> results;
-  results.reserve(options_.burst);
+  std::vector<PingResult>& results = s.burst_results;  // one job of the stream at a time
+  results.clear();
   for (std::uint32_t i = 0; i < options_.burst; ++i) {
     results.push_back(s.transport->ping(job.payload_bytes, options_.timeout));
     if (results.back().outcome != PingResult::Outcome::answered) break;
