@@ -62,15 +62,33 @@ std::string driver_from_parent(std::string_view parent_driver) {
 // the kernel's default device names ("mlx5_%d", "bnxt_re%d", "irdma%d"; rxe names are chosen by
 // `rdma link add`, conventionally "rxe...").
 std::string driver_from_name(std::string_view device) {
+  // Bonded devices keep the driver's prefix ("mlx5_bond_0", "bnxt_re_bond0"). HiSilicon's
+  // hns_roce registers "hns_%d" (hns_roce_main.c). The rdma-core udev rename scheme's names
+  // ("rocep59s0f0", "roceo1") say nothing about the driver: the identity attributes and the
+  // netdev's driver decide for those.
   static constexpr std::pair<std::string_view, std::string_view> table[] = {
-      {"mlx5_", "mlx5"},
-      {"bnxt_re", "bnxt_re"},
-      {"irdma", "irdma"},
-      {"rxe", "rxe"},
+      {"mlx5_", "mlx5"}, {"bnxt_re", "bnxt_re"}, {"irdma", "irdma"},
+      {"rxe", "rxe"},    {"hns_", "hns"},        {"hns", "hns"},
   };
   for (const auto& [prefix, family] : table) {
     if (device.substr(0, prefix.size()) == prefix) return std::string(family);
   }
+  return {};
+}
+
+// From the identity attributes when the device has neither a driver link nor a known name (a
+// renamed device, a capture without the link): mlx5_ib sets hca_type to "MT" + the PCI device
+// ID (mlx5/main.c hca_type_show: "MT%d", dev->pdev->device), and the ConnectX-4 and later
+// families are 4113..4131 (0x1011..0x1023) and the BlueField DPUs 41682, 41686, 41692
+// (0xa2d2, 0xa2d6, 0xa2dc; mlx5/core/main.c mlx5_core_pci_table).
+std::string driver_from_identity(std::string_view hca_type) {
+  if (hca_type.size() < 3 || hca_type.substr(0, 2) != "MT") return {};
+  std::uint32_t id = 0;
+  for (const char c : hca_type.substr(2)) {
+    if (c < '0' || c > '9' || id > 1000000) return {};
+    id = id * 10 + static_cast<std::uint32_t>(c - '0');
+  }
+  if ((id >= 4113 && id <= 4131) || id == 41682 || id == 41686 || id == 41692) return "mlx5";
   return {};
 }
 
@@ -121,26 +139,37 @@ void read_state_files(SysfsObjectReader& port, PortSample& out) {
 void read_gid_table(SysfsObjectReader& port, PortSample& out) {
   const auto names = port.list("gids", Presence::required);
   if (!names) return;
+  // Whole means every slot 0..n-1 listed and every populated entry's gid and type read: only
+  // then does "no routable entry" say that the port has no address (absent is not zero).
+  bool whole = true;
   std::vector<std::pair<std::uint32_t, const std::string*>> slots;
   slots.reserve(names->size());
   for (const auto& name : *names) {
     const auto index = parse_index_name(name);
     if (!index) {
       port.record_parse_error(join_path("gids", name), index.error());
+      whole = false;
       continue;
     }
     slots.emplace_back(*index, &name);
   }
   std::sort(slots.begin(), slots.end());
+  // The kernel lists every slot of the table (gid_tbl_len files): a gap is a capture that
+  // missed a file.
+  for (std::size_t i = 0; i < slots.size(); ++i) whole = whole && slots[i].first == i;
 
   for (const auto& [index, name] : slots) {
     const std::string gid_file = join_path("gids", *name);
     const auto text = port.read(gid_file, Presence::required);
     if (port.vanished()) return;
-    if (!text) continue;
+    if (!text) {
+      whole = false;
+      continue;
+    }
     const auto gid = parse_gid(*text);
     if (!gid) {
       port.record_parse_error(gid_file, gid.error());
+      whole = false;
       continue;
     }
     if (classify_gid(*gid) == GidKind::unpopulated) continue;
@@ -157,9 +186,11 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
         entry.type = std::move(text_type).value();
       } else {
         port.record_parse_error(type_file, text_type.error());
+        whole = false;
       }
     } else {
       port.record(type_file, type.error(), Presence::optional);
+      whole = false;
     }
 
     // EINVAL here means the GID has no netdev (an InfiniBand port): empty, not a problem.
@@ -179,6 +210,7 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
     if (port.vanished()) return;
     out.gids.push_back(std::move(entry));
   }
+  out.gid_table_read = whole;
 }
 
 /// `served`: the port's hw counters as RDMA netlink gave them, if it did.
@@ -287,6 +319,7 @@ class DeviceCollector {
       }
     }
     if (out.driver.empty()) out.driver = driver_from_name(name_);
+    if (out.driver.empty()) out.driver = driver_from_identity(out.hca_type);
   }
 
   bool read_ports(DeviceSample& out, std::vector<SourceStatus>& port_statuses) {

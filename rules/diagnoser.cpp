@@ -12,38 +12,88 @@ EngineOptions host_options() {
   return options;
 }
 
+/// Keeps the rules for which `keep(rule)` holds, group by group; empty groups are dropped.
+template <class Keep>
+std::vector<RuleGroup> filter_rules(const std::vector<RuleGroup>& groups, Keep keep) {
+  std::vector<RuleGroup> out;
+  for (const RuleGroup& group : groups) {
+    RuleGroup kept = group;
+    kept.rules.clear();
+    for (const Rule& rule : group.rules) {
+      if (keep(rule)) kept.rules.push_back(rule);
+    }
+    if (!kept.rules.empty()) out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+promql::Timestamp retention_for(const RuleEngine& a, const RuleEngine& b) {
+  return std::max(a.required_retention_ms(), b.required_retention_ms());
+}
+
+void sort_most_severe_first(std::vector<Finding>& findings) {
+  // Most severe first; active before resolved; then the engine's rule/label order.
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+    const bool a_active = a.state != FindingState::resolved;
+    const bool b_active = b.state != FindingState::resolved;
+    if (a_active != b_active) return a_active;
+    return a.severity > b.severity;
+  });
+}
+
 }  // namespace
 
+bool is_lifetime_rule(const Rule& rule) {
+  return label_value(rule.labels, kEvidenceLabel) == kLifetimeEvidence;
+}
+
+std::vector<RuleGroup> without_lifetime_rules(std::vector<RuleGroup> groups) {
+  return filter_rules(groups, [](const Rule& r) { return !is_lifetime_rule(r); });
+}
+
 Diagnoser::Diagnoser(std::vector<RuleGroup> groups)
-    : engine_(std::move(groups), host_options()), history_(engine_.required_retention_ms()) {}
+    : engine_(filter_rules(groups, [](const Rule& r) { return !is_lifetime_rule(r); }),
+              host_options()),
+      lifetime_engine_(filter_rules(groups, is_lifetime_rule), host_options()),
+      history_(retention_for(engine_, lifetime_engine_)) {}
 
 std::vector<std::string> Diagnoser::observe(const std::vector<Series>& series,
                                             promql::Timestamp ts_ms) {
   history_.ingest(series, ts_ms);
   std::vector<std::string> errors;
-  for (const auto& e : engine_.evaluate(history_, ts_ms)) {
-    errors.push_back(e.group + "/" + e.rule + ": " + e.message);
-  }
+  const auto note = [&errors](const std::vector<RuleEvalError>& found) {
+    for (const auto& e : found) errors.push_back(e.group + "/" + e.rule + ": " + e.message);
+  };
+  if (!observed_) note(lifetime_engine_.evaluate(history_, ts_ms));
+  note(engine_.evaluate(history_, ts_ms));
+  coverage_ = rule_coverage(engine_.groups(), lifetime_engine_.groups(), history_, ts_ms);
+  observed_ = true;
   history_.prune(ts_ms);
   return errors;
 }
 
 std::vector<Finding> Diagnoser::findings() const {
   std::vector<Finding> out = engine_.findings();
-  // Most severe first; active before resolved; then the engine's rule/label order.
-  std::stable_sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-    const bool a_active = a.state != FindingState::resolved;
-    const bool b_active = b.state != FindingState::resolved;
-    if (a_active != b_active) return a_active;
-    return a.severity > b.severity;
-  });
+  sort_most_severe_first(out);
+  std::vector<Finding> lifetime = lifetime_engine_.findings();
+  sort_most_severe_first(lifetime);
+  out.insert(out.end(), std::make_move_iterator(lifetime.begin()),
+             std::make_move_iterator(lifetime.end()));
   return out;
 }
 
 Severity worst_active_severity(const std::vector<Finding>& findings) {
   Severity worst = Severity::none;
   for (const auto& f : findings) {
-    if (f.state != FindingState::resolved) worst = std::max(worst, f.severity);
+    if (f.state != FindingState::resolved && !is_lifetime(f)) worst = std::max(worst, f.severity);
+  }
+  return worst;
+}
+
+Severity worst_lifetime_severity(const std::vector<Finding>& findings) {
+  Severity worst = Severity::none;
+  for (const auto& f : findings) {
+    if (is_lifetime(f)) worst = std::max(worst, f.severity);
   }
   return worst;
 }

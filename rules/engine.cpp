@@ -30,6 +30,47 @@ void collect_selectors(const promql::Expr& e, std::vector<const promql::Expr*>& 
   for (const auto& a : e.args) collect_selectors(*a, out);
 }
 
+/// The longest range over which `expr` reads a series with these labels (0: only instantly).
+Timestamp range_of(const promql::Expr& expr, const Labels& labels) {
+  std::vector<const promql::Expr*> selectors;
+  collect_selectors(expr, selectors);
+  Timestamp range = 0;
+  for (const promql::Expr* sel : selectors) {
+    if (sel->kind == promql::ExprKind::matrix_selector &&
+        promql::matches_all(labels, sel->matchers))
+      range = std::max(range, sel->range_ms);
+  }
+  return range;
+}
+
+/// What a range input really did over the rule's window (Evidence::observed_increase).
+void add_observed_increase(const promql::Expr& expr, const History& history, Timestamp ts,
+                           Evidence& e) {
+  const Timestamp range = range_of(expr, e.labels);
+  if (range == 0) return;
+  std::vector<promql::LabelMatcher> exact;
+  for (const auto& [name, value] : e.labels) {
+    exact.push_back(promql::LabelMatcher{name, promql::MatchOp::equal, value, nullptr});
+  }
+  for (const promql::StoredSeries* s : history.select(exact)) {
+    if (s->labels != e.labels) continue;
+    double increase = 0;
+    std::optional<promql::Point> first;
+    std::optional<promql::Point> last;
+    for (const promql::Point& p : s->points) {
+      if (p.t < ts - range || p.t > ts || promql::is_stale_nan(p.v)) continue;
+      if (last) increase += p.v >= last->v ? p.v - last->v : p.v;
+      if (!first) first = p;
+      last = p;
+    }
+    if (first && last && last->t > first->t) {
+      e.observed_increase = increase;
+      e.observed_span_ms = last->t - first->t;
+    }
+    return;
+  }
+}
+
 }  // namespace
 
 const char* to_string(Severity s) {
@@ -154,6 +195,7 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     // The evidence is every input series whose labels agree with the alert's (on every label
     // both carry): the counters behind the finding.
     f.evidence = evidence.pick(sample_labels, options_.max_evidence);
+    for (Evidence& e : f.evidence) add_observed_increase(*rule.expr, history, ts, e);
     const std::string key = series_key("", labels);
     if (!current.emplace(key, std::move(f)).second) {
       errors.push_back(RuleEvalError{group.name, rule.name,

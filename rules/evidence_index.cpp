@@ -77,7 +77,8 @@ std::vector<Evidence> EvidenceIndex::pick(const Labels& alert_labels, std::size_
     }
     if (best == matches.size()) break;
     const promql::Sample& s = *samples_[(*matches[best])[next[best]++]];
-    if (seen.insert(series_key("", s.labels)).second) out.push_back(Evidence{s.labels, s.value});
+    if (seen.insert(series_key("", s.labels)).second)
+      out.push_back(Evidence{s.labels, s.value, std::nullopt, 0});
   }
   return out;
 }

@@ -18,4 +18,12 @@ std::string finding_place(const Finding& finding, const std::string& priority_wo
   return place.empty() ? "host" : place;
 }
 
+bool is_lifetime(const Finding& finding) {
+  return label_value(finding.labels, kEvidenceLabel) == kLifetimeEvidence;
+}
+
+const char* state_name(const Finding& finding) {
+  return is_lifetime(finding) ? kLifetimeEvidence : to_string(finding.state);
+}
+
 }  // namespace rdmatop

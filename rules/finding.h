@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,6 +23,14 @@ enum class FindingState : std::uint8_t { pending, firing, resolved };
 struct Evidence {
   Labels labels;  ///< including `__name__`
   double value = 0;
+  /// For an input read over a range (`rate(x[5m])`, `increase(x[10m])`): what the samples
+  /// really show, where Prometheus' `increase()` extrapolates to the window's edges ("rose by
+  /// 1.5 in 5m" for a counter that went up by one). `observed_increase` is the sum of the
+  /// rises between the samples in the window (a drop is a reset: the new value counts from 0),
+  /// over `observed_span_ms` from the first to the last of them. Unset for instant inputs and
+  /// for windows with fewer than two samples.
+  std::optional<double> observed_increase;
+  promql::Timestamp observed_span_ms = 0;
 };
 
 struct Finding {
@@ -48,5 +57,18 @@ std::string finding_place(const Finding& finding, const std::string& priority_wo
 
 /// "critical" -> critical; unknown or empty -> none.
 Severity parse_severity(const std::string& s);
+
+/// The rule label that marks lifetime evidence: `evidence: lifetime`. Such a rule reads counter
+/// totals "since the counter started" (boot, driver load or last reset) and is evaluated once,
+/// on the first observation of a host, never as a live alarm (docs/rules.md, "Lifetime
+/// evidence").
+inline constexpr const char* kEvidenceLabel = "evidence";
+inline constexpr const char* kLifetimeEvidence = "lifetime";
+
+/// True for a finding of a lifetime-evidence rule.
+bool is_lifetime(const Finding& finding);
+/// The state as every output names it: "pending", "firing", "resolved", or "lifetime" for
+/// lifetime evidence (history read from totals, never a live state).
+const char* state_name(const Finding& finding);
 
 }  // namespace rdmatop

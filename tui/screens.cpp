@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "exporters/report/coverage_section.h"
 #include "exporters/report/units.h"
 #include "tui/probe_panel.h"
 
@@ -76,7 +77,7 @@ std::vector<Line> header_lines(const Report& report, const UiState& state,
   }
   std::map<Severity, int> active;
   for (const auto& f : report.findings) {
-    if (f.state != FindingState::resolved) ++active[f.severity];
+    if (f.state != FindingState::resolved && !is_lifetime(f)) ++active[f.severity];
   }
   second.spans.push_back(Span{"  findings ", Tone::normal});
   second.spans.push_back(Span{fmt::format("{} critical", active[Severity::critical]),
@@ -163,7 +164,7 @@ std::vector<Line> wrapped(const std::string& text, std::size_t width, std::size_
 std::vector<Line> finding_detail(const Finding& f, std::size_t width) {
   std::vector<Line> out;
   out.push_back(text_line(fmt::format("  {} {} on {} ({})", to_string(f.severity), f.rule,
-                                      finding_place(f, "prio"), to_string(f.state)),
+                                      finding_place(f, "prio"), state_name(f)),
                           severity_tone(f.severity)));
   for (const char* name : {"summary", "description"}) {
     const std::string text = annotation(f, name);
@@ -446,7 +447,9 @@ std::vector<Line> detail_body(const History& history, const Report& report, cons
                         Cell{or_dash(g.netdev), Tone::normal, std::nullopt},
                         Cell{chosen ? "first routable RoCE v2" : "", Tone::ok, std::nullopt}}});
   }
-  if (gids.empty()) {
+  if (!port.gid_table_read) {
+    out.push_back(text_line("  GID table not read (unknown, not empty)", Tone::dim));
+  } else if (gids.empty()) {
     out.push_back(text_line("  no populated GID", Tone::crit));
   } else {
     append(out, table_lines({"IDX", "GID", "TYPE", "NETDEV", ""}, gids, std::nullopt));
@@ -467,6 +470,21 @@ std::vector<Line> detail_body(const History& history, const Report& report, cons
     series.push_back(std::move(row));
   }
   append(out, table_lines({"SERIES", "VALUE", "RATE"}, series, std::nullopt));
+
+  out.push_back(Line{});
+  out.push_back(text_line("RULES THAT CANNOT RUN ON THIS HOST", Tone::heading));
+  std::size_t blind = 0;
+  for (const RuleCoverage& c : report.coverage) {
+    if (c.evaluable) continue;
+    ++blind;
+    std::string why;
+    for (const std::string& metric : c.missing_metrics) {
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", metric,
+                         explain_missing_metric(metric, report.snapshot));
+    }
+    append(out, wrapped(c.rule + "  " + why, ctx.width, 2, 6, Tone::dim));
+  }
+  if (blind == 0) out.push_back(text_line("  none: every rule has its inputs", Tone::ok));
 
   out.push_back(Line{});
   out.push_back(text_line("RAW COUNTERS", Tone::heading));

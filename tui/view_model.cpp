@@ -155,7 +155,7 @@ Row finding_row(const Finding& finding) {
                            static_cast<double>(severity_rank(finding.severity))});
   row.cells.push_back(text_cell(finding.rule, resolved ? Tone::dim : Tone::normal));
   row.cells.push_back(text_cell(finding_place(finding, "prio")));
-  row.cells.push_back(text_cell(to_string(finding.state), resolved ? Tone::dim : tone));
+  row.cells.push_back(text_cell(state_name(finding), resolved ? Tone::dim : tone));
   row.cells.push_back(text_cell(annotation(finding, "summary")));
   return row;
 }
@@ -181,7 +181,8 @@ const Finding* worst_finding(const Report& report, const PortReport& port) {
   const std::string port_number = std::to_string(dev.ports[port.port_index].port);
   const Finding* worst = nullptr;
   for (const Finding& f : report.findings) {
-    if (f.state == FindingState::resolved) continue;
+    // History (lifetime evidence) is in the findings list, not in the port's live marker.
+    if (f.state == FindingState::resolved || is_lifetime(f)) continue;
     if (label_value(f.labels, "device") != dev.name) continue;
     const std::string& p = label_value(f.labels, "port");
     // A device-scope finding (no port label) concerns every port of the device.

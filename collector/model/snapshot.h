@@ -87,6 +87,10 @@ struct PortSample {
   std::string link_layer;  ///< "Ethernet" for RoCE
   std::string netdev;      ///< the port's netdev (gid_attrs/ndevs/0 or device/net); may be empty
   std::vector<GidEntry> gids;
+  /// True when the whole GID table was read (every slot listed, every populated entry's gid and
+  /// type read): an empty `gids` then means "no address", not "not read". A table that was not
+  /// read, or only in part, is absent, never "0 routable GIDs".
+  bool gid_table_read = false;
   CounterMap counters;     ///< ports/<n>/counters (IB PMA), raw: *_data are still octets/4
   CounterMap hw_counters;  ///< ports/<n>/hw_counters, raw driver names (opaque strings)
   /// hw_counters/lifespan (ms): reads closer together than this return cached values.

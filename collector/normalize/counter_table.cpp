@@ -157,6 +157,10 @@ constexpr MetricInfo kMetrics[] = {
      "1 when PFC is enabled on the priority (mlx5: inferred from ethtool strings), else 0."},
     {"rdma_hw_counters_lifespan_seconds", kGauge, "seconds", "",
      "hw_counters cache lifetime: reads closer together return cached values."},
+    {"rdma_counter_saturated", kGauge, "boolean", "counter",
+     "For every series fed by a counter that stops at its width (IB PMA PortCounters): 1 when "
+     "it sits at its maximum (its value is a lower bound and its rate reads 0 until the counter "
+     "is reset), else 0."},
 };
 
 // ------------------------------------------------------------------------------------------
@@ -552,6 +556,37 @@ std::string expand_raw_name(std::string_view raw, int priority) {
 
 double wrap_modulus(const CounterRow& row) {
   return row.width_bits == 0 ? 0.0 : std::ldexp(row.scale, row.width_bits);
+}
+
+std::uint8_t saturating_width_bits(RawSource source, std::string_view raw) {
+  if (source != RawSource::pma_counters) return 0;
+  // PortCounters (attribute 0x12) fields as the kernel reads them: PORT_PMA_ATTR(name, counter,
+  // width, offset) in drivers/infiniband/core/sysfs.c. The data and packet counters are not
+  // listed: where the port supports PortCountersExtended (pma_attrs_ext) they are 64-bit.
+  static constexpr std::pair<std::string_view, std::uint8_t> kPortCounters[] = {
+      {"symbol_error", 16},
+      {"link_error_recovery", 8},
+      {"link_downed", 8},
+      {"port_rcv_errors", 16},
+      {"port_rcv_remote_physical_errors", 16},
+      {"port_rcv_switch_relay_errors", 16},
+      {"port_xmit_discards", 16},
+      {"port_xmit_constraint_errors", 8},
+      {"port_rcv_constraint_errors", 8},
+      {"local_link_integrity_errors", 4},
+      {"excessive_buffer_overrun_errors", 4},
+      {"VL15_dropped", 16},
+      {"port_xmit_wait", 32},
+  };
+  for (const auto& [name, width] : kPortCounters) {
+    if (name == raw) return width;
+  }
+  return 0;
+}
+
+double saturation_value(const CounterRow& row) {
+  const std::uint8_t width = saturating_width_bits(row.source, row.raw);
+  return width == 0 ? 0.0 : (std::ldexp(1.0, width) - 1) * row.scale;
 }
 
 const char* to_string(DriverFamily family) {

@@ -93,6 +93,13 @@ bool has_priority_placeholder(std::string_view raw);
 /// Wrap modulus in canonical units: 2^width_bits * scale, or 0 when the row does not wrap.
 double wrap_modulus(const CounterRow& row);
 
+/// Width in bits of a raw counter that SATURATES (stops at 2^width - 1 until reset) rather than
+/// wraps: the IB PMA PortCounters error counters, 4 to 32 bits wide (IBTA PortCounters
+/// attribute; drivers/infiniband/core/sysfs.c PORT_PMA_ATTR). 0 for every other counter.
+std::uint8_t saturating_width_bits(RawSource source, std::string_view raw);
+/// The value a row's counter stops at, in canonical units ((2^width - 1) * scale), or 0.
+double saturation_value(const CounterRow& row);
+
 const char* to_string(DriverFamily family);
 const char* to_string(RawSource source);
 const char* to_string(Combine combine);

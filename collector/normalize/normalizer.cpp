@@ -143,10 +143,10 @@ class SeriesSink {
   explicit SeriesSink(std::vector<Series>& out) : out_(out) {}
 
   void add(std::string_view name, Labels labels, SeriesKind kind, double value, double wrap_modulus,
-           std::string origin) {
+           std::string origin, double saturation_value = 0) {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
-    out_.push_back(
-        Series{std::string(name), std::move(labels), kind, value, wrap_modulus, std::move(origin)});
+    out_.push_back(Series{std::string(name), std::move(labels), kind, value, wrap_modulus,
+                          saturation_value, std::move(origin)});
   }
 
  private:
@@ -177,9 +177,21 @@ void add_table_series(const PortView& view, SeriesSink& sink) {
       const Labels labels = port_labels(
           view, {{group.label.name, group.label.value},
                  {group.priority.empty() ? std::string_view() : "priority", group.priority}});
-      // Summed terms share width and scale (checked at compile time): one modulus fits all.
+      // Summed terms share width and scale (checked at compile time): one modulus fits all. A
+      // sum of saturating terms has no single ceiling, so only a lone term can saturate.
+      const double ceiling = alt.terms.size() == 1 ? saturation_value(*alt.terms.front().row) : 0;
       sink.add(group.series, labels, SeriesKind::counter, value,
-               wrap_modulus(*alt.terms.front().row), std::move(origin));
+               wrap_modulus(*alt.terms.front().row), origin, ceiling);
+      // One gauge per saturating counter, 0 or 1, so that "not saturated" is a reading and
+      // not an absence (a rule over it can tell "fine" from "no such counter here").
+      if (ceiling > 0) {
+        sink.add("rdma_counter_saturated",
+                 port_labels(view, {{group.label.name, group.label.value},
+                                    {group.priority.empty() ? std::string_view() : "priority",
+                                     group.priority},
+                                    {"counter", group.series}}),
+                 SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, std::move(origin));
+      }
       break;
     }
   }
@@ -219,13 +231,18 @@ void add_port_gauges(const PortView& view, SeriesSink& sink) {
              *port.hw_counters_lifespan_ms / kMillisecondsPerSecond, 0, "hw_counters/lifespan");
   }
   // GID counts only mean something on RoCE (Ethernet link layer) ports. An empty table on such
-  // a port is a real finding (no address on the netdev), so 0 is emitted, not omitted.
+  // a port is a real finding (no address on the netdev), so 0 is emitted, not omitted; a table
+  // that could not be read emits nothing (absent is not zero).
   if (port.link_layer == "Ethernet") {
-    // Type strings from ib_cache_gid_type_str (core/cache.c, roce-domain.md §1.2).
-    sink.add("rdma_port_roce_v2_gids", port_labels(view), SeriesKind::gauge,
-             static_cast<double>(routable_gids(port, "RoCE v2")), 0, "port/gids");
-    sink.add("rdma_port_roce_v1_gids", port_labels(view), SeriesKind::gauge,
-             static_cast<double>(routable_gids(port, "IB/RoCE v1")), 0, "port/gids");
+    // Type strings from ib_cache_gid_type_str (core/cache.c). A table read only in part still
+    // proves the entries it holds; only a zero needs the whole table.
+    for (const auto& [series, type] : {std::pair{"rdma_port_roce_v2_gids", "RoCE v2"},
+                                       std::pair{"rdma_port_roce_v1_gids", "IB/RoCE v1"}}) {
+      const std::size_t routable = routable_gids(port, type);
+      if (routable == 0 && !port.gid_table_read) continue;
+      sink.add(series, port_labels(view), SeriesKind::gauge, static_cast<double>(routable), 0,
+               "port/gids");
+    }
   }
 }
 
@@ -292,8 +309,13 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
       if (netdev_family == DriverFamily::any && netdev != nullptr && netdev->driver) {
         netdev_family = family_of_netdev_driver(netdev->driver->driver);
       }
-      const PortView view{device,        port,          netdev,
-                          device_family, netdev_family, port.port == first_port};
+      // A device whose own driver could not be named (a renamed "rocep59s0f0", a capture
+      // without the driver link) maps like the driver of its netdev (ETHTOOL_GDRVINFO or an
+      // `ethtool -i` dump): mlx5_core's RDMA counters are mlx5's.
+      const DriverFamily port_family =
+          device_family == DriverFamily::any ? netdev_family : device_family;
+      const PortView view{device,      port,          netdev,
+                          port_family, netdev_family, port.port == first_port};
       add_table_series(view, sink);
       add_port_gauges(view, sink);
       add_netdev_series(view, sink);

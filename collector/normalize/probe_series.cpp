@@ -73,7 +73,7 @@ class Sink {
            std::string_view origin) {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
     out_.push_back(
-        Series{std::string(name), std::move(labels), kind, value, 0, std::string(origin)});
+        Series{std::string(name), std::move(labels), kind, value, 0, 0, std::string(origin)});
   }
 
  private:

@@ -13,9 +13,13 @@ Rate with_state(RateState state) {
 }  // namespace
 
 Rate compute_rate(const std::optional<CounterPoint>& prev, const std::optional<CounterPoint>& cur,
-                  double wrap_modulus, std::chrono::nanoseconds stale_after) {
+                  double wrap_modulus, std::chrono::nanoseconds stale_after,
+                  double saturation_value) {
   // A missing or non-finite current value means the counter was not read this tick.
   if (!cur || !std::isfinite(cur->value)) return with_state(RateState::stale);
+  if (saturation_value > 0 && cur->value >= saturation_value) {
+    return with_state(RateState::saturated);
+  }
   if (!prev || !std::isfinite(prev->value)) return with_state(RateState::init);
 
   const std::chrono::nanoseconds gap = cur->at - prev->at;
@@ -49,6 +53,8 @@ const char* to_string(RateState state) {
       return "wrap";
     case RateState::stale:
       return "stale";
+    case RateState::saturated:
+      return "saturated";
   }
   return "unknown";
 }

@@ -7,7 +7,7 @@ namespace rdmatop {
 void add_series(std::vector<Series>& out, std::string_view name, Labels labels, SeriesKind kind,
                 double value, std::string origin) {
   std::sort(labels.begin(), labels.end());
-  out.push_back(Series{std::string(name), std::move(labels), kind, value, 0, std::move(origin)});
+  out.push_back(Series{std::string(name), std::move(labels), kind, value, 0, 0, std::move(origin)});
 }
 
 const std::string& label_value(const Labels& labels, const std::string& name) {

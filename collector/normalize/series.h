@@ -23,6 +23,9 @@ struct Series {
   /// For counters: the value at which the underlying raw counter wraps, in canonical units
   /// (2^32 * scale for a 32-bit hardware counter); 0 when it does not wrap (64-bit/saturating).
   double wrap_modulus = 0;
+  /// For counters that stop at their width instead of wrapping (IB PMA PortCounters): the value
+  /// they stop at, in canonical units; 0 when the counter does not saturate.
+  double saturation_value = 0;
   std::string origin;  ///< where it came from: "hw_counters/np_cnp_sent", "ethtool/rx_prio3_pause"
 };
 

@@ -218,7 +218,9 @@ Result<double> parse_rate(std::string_view text) {
   const std::string_view number = trimmed.substr(0, pos);
   std::string_view rest = trimmed.substr(pos + unit.size());
   // The "(<width>X <speed>)" suffix has been printed since the file exists; validate it when
-  // present, but a bare "<n> Gb/sec" still carries the rate.
+  // present, but a bare "<n> Gb/sec" still carries the rate. The speed name is empty for SDR
+  // and unknown speeds (core/sysfs.c rate_show: `speed = ""` in the default case), which
+  // i40iw ports print as "10 Gb/sec (4X)".
   if (!rest.empty()) {
     std::size_t k = 0;
     const bool ok_open = rest.size() > 2 && rest[0] == ' ' && rest[1] == '(' && rest.back() == ')';
@@ -228,8 +230,10 @@ Result<double> parse_rate(std::string_view text) {
     }
     const bool ok_width = ok_open && k > 0 && k < rest.size() && rest[k] == 'X';
     const std::string_view speed = ok_width ? trim_attribute(rest.substr(k + 1)) : "";
-    const bool ok_speed = !speed.empty() && speed.find_first_of("()") == std::string_view::npos &&
-                          parse_text_attribute(speed).ok();
+    const bool no_speed_name = ok_width && k + 1 == rest.size();
+    const bool ok_speed =
+        no_speed_name || (!speed.empty() && speed.find_first_of("()") == std::string_view::npos &&
+                          parse_text_attribute(speed).ok());
     if (!ok_speed) return parse_error("rate has a malformed \"(<w>X <speed>)\" suffix", text);
   }
   double gbps = 0;

@@ -34,8 +34,10 @@ std::shared_ptr<const Report> Monitor::step() {
   auto rate_base = std::make_shared<Observation>();
   rate_base->snapshot.taken = current.snapshot.taken;
   rate_base->series = current.series;
-  auto report = std::make_shared<const Report>(
-      build_report(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors)));
+  Report built =
+      build_report(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors));
+  built.coverage = diagnoser_.coverage();
+  auto report = std::make_shared<const Report>(std::move(built));
   previous_ = std::move(rate_base);
   {
     const std::lock_guard<std::mutex> lock(mutex_);

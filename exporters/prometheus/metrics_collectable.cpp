@@ -176,15 +176,28 @@ void add_findings(const Report& report, FamilySet& out) {
     }
     labels["alertname"] = finding.rule;
     labels["severity"] = to_string(finding.severity);
-    labels["state"] = to_string(finding.state);
+    // Lifetime evidence (history read from totals at the first collection) is never "firing":
+    // an alert on rdmatop_finding{state="firing"} must not page on history.
+    labels["state"] = state_name(finding);
     Labels sorted(labels.begin(), labels.end());
     out.add("rdmatop_finding",
-            "A pending or firing finding of rdmatop's rule engine (labels: the alert's); always "
-            "1.",
+            "A pending or firing finding of rdmatop's rule engine, or a lifetime-evidence finding "
+            "of the first collection (state=\"lifetime\"); labels: the alert's; always 1.",
             MetricType::Gauge, sorted, 1);
     out.add("rdmatop_finding_active_since_timestamp_seconds",
             "When the finding's expression first became true (Unix seconds).", MetricType::Gauge,
             std::move(sorted), static_cast<double>(finding.active_since) / 1000.0);
+  }
+}
+
+// Coverage: a rule whose inputs no source provides on this host cannot fire, and a dashboard
+// must be able to tell that silence from health.
+void add_rule_coverage(const Report& report, FamilySet& out) {
+  for (const RuleCoverage& c : report.coverage) {
+    out.add("rdmatop_rule_evaluable",
+            "1 when every input series a rule needs exists on this host at the last collection, "
+            "0 when one is missing (the rule cannot fire here: see rdmatop report's COVERAGE).",
+            MetricType::Gauge, {{"group", c.group}, {"rule", c.rule}}, c.evaluable ? 1 : 0);
   }
 }
 
@@ -234,6 +247,7 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
     add_canonical_series(report, out);
     add_info_metrics(report.snapshot, out);
     add_findings(report, out);
+    add_rule_coverage(report, out);
     add_source_status(report.snapshot, out);
     if (options.raw_counters) add_raw_counters(report.snapshot, out);
     out.add("rdmatop_snapshot_timestamp_seconds",

@@ -36,6 +36,7 @@ ojson port_json(const PortSample& port) {
                {"link_layer", port.link_layer},
                {"netdev", port.netdev},
                {"gids", std::move(gids)},
+               {"gid_table_read", port.gid_table_read},
                {"counters", counters_json(port.counters)},
                {"hw_counters", counters_json(port.hw_counters)},
                {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)},
@@ -435,6 +436,9 @@ PortSample decode_port(const json& v, const std::string& path) {
     p.gids.push_back(GidEntry{go.get<std::uint32_t>("index"), go.get<std::string>("gid"),
                               go.get<std::string>("type"), go.get<std::string>("netdev")});
   });
+  // Added to version 1 later: in older files a listed entry proves the table was read; an empty
+  // list says nothing, so it stays "not read" (absent, not "no GID").
+  p.gid_table_read = o.optional<bool>("gid_table_read").value_or(!p.gids.empty());
   p.counters = o.counters("counters");
   p.hw_counters = o.counters("hw_counters");
   p.hw_counters_lifespan_ms = o.optional<std::uint32_t>("hw_counters_lifespan_ms");

@@ -8,6 +8,7 @@
 
 #include "exporters/json_util.h"
 #include "exporters/report/config_section.h"
+#include "exporters/report/coverage_section.h"
 #include "exporters/report/probe_section.h"
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
@@ -111,12 +112,18 @@ json finding_json(const Finding& f) {
   for (const auto& [name, value] : f.annotations) annotations[name] = value;
   json evidence = json::array();
   for (const auto& e : f.evidence) {
-    evidence.push_back(json{{"labels", labels_json(e.labels)}, {"value", e.value}});
+    json item{{"labels", labels_json(e.labels)}, {"value", e.value}};
+    if (e.observed_increase) {
+      item["observed_increase"] = *e.observed_increase;
+      item["observed_span_seconds"] = static_cast<double>(e.observed_span_ms) / 1000.0;
+    }
+    evidence.push_back(std::move(item));
   }
   return json{{"rule", f.rule},
               {"group", f.group},
               {"severity", to_string(f.severity)},
-              {"state", to_string(f.state)},
+              {"state", state_name(f)},
+              {"kind", is_lifetime(f) ? "lifetime" : "live"},
               {"labels", labels_json(f.labels)},
               {"active_since", rfc3339_ms(f.active_since)},
               {"fired_at", f.fired_at ? json(rfc3339_ms(f.fired_at)) : json(nullptr)},
@@ -183,6 +190,7 @@ std::string render_report_json(const Report& report) {
   // Only when a prober ran, so reports of hosts without one keep their exact shape.
   if (!snap.probes.empty() || snap.prober) doc["probes"] = probe_section_json(report);
   doc["rule_errors"] = report.rule_errors;
+  doc["coverage"] = render_coverage_json(report);
   // Invalid UTF-8 in a driver string must not abort the report: replace it.
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

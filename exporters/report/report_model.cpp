@@ -113,7 +113,8 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
     if (s.kind != SeriesKind::counter || first == nullptr) return Rate{};
     const std::optional<CounterPoint> prev =
         before == nullptr ? std::nullopt : point_of(*before, first->snapshot.taken);
-    return compute_rate(prev, point_of(s, snap.taken), s.wrap_modulus, stale_after);
+    return compute_rate(prev, point_of(s, snap.taken), s.wrap_modulus, stale_after,
+                        s.saturation_value);
   };
   PortIndex port_index;
   for (std::size_t d = 0; d < snap.devices.size(); ++d) {
@@ -157,8 +158,13 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
 ReportExit report_exit_code(const Report& report) {
   if (report.snapshot.devices.empty()) return ReportExit::no_data;
   // Pending counts: a report watches for seconds, so a rule's `for` rarely elapses in it, and
-  // a condition that is true right now is what the person running it needs to know.
-  switch (worst_active_severity(report.findings)) {
+  // a condition that is true right now is what the person running it needs to know. History
+  // (lifetime evidence) counts only when there is nothing else: a single snapshot has no
+  // rates, and then the totals are all the report can speak from.
+  Severity worst = worst_active_severity(report.findings);
+  if (report.interval_seconds <= 0)
+    worst = std::max(worst, worst_lifetime_severity(report.findings));
+  switch (worst) {
     case Severity::critical:
       return ReportExit::critical;
     case Severity::warning:

@@ -12,6 +12,7 @@
 #include "collector/normalize/normalizer.h"
 #include "collector/normalize/rates.h"
 #include "collector/normalize/series.h"
+#include "rules/rule_coverage.h"
 #include "rules/finding.h"
 
 namespace rdmatop {
@@ -38,8 +39,10 @@ struct Report {
   /// Device-scope host-configuration series (host_config_series.h: IRQ counts, devlink,
   /// firmware), with rates.
   std::vector<SeriesWithRate> host_series;  ///< sorted by series key
-  std::vector<Finding> findings;            ///< most severe first
+  std::vector<Finding> findings;            ///< live ones most severe first, then lifetime ones
   std::vector<std::string> rule_errors;     ///< rule files that failed to load or evaluate
+  /// Per alert rule: could it evaluate on this host, and if not which input was missing.
+  std::vector<RuleCoverage> coverage;
 };
 
 /// `first` may be null (single snapshot: every rate is init).

@@ -9,6 +9,7 @@
 
 #include "collector/parse/gid.h"
 #include "exporters/report/config_section.h"
+#include "exporters/report/coverage_section.h"
 #include "exporters/report/probe_section.h"
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
@@ -161,8 +162,10 @@ std::string series_table(const PortReport& pr) {
     if (s.series.kind == SeriesKind::counter) {
       rate = format_rate(s.rate, seconds ? "%" : bytes ? " B/s" : "/s");
     }
-    table.add_row({s.series.name + labels_suffix(s.series.labels),
-                   bytes ? format_bytes(s.series.value) : format_si(s.series.value), rate});
+    std::string value = bytes ? format_bytes(s.series.value) : format_si(s.series.value);
+    // A saturated counter's value is a lower bound (docs/metrics.md, "Saturation").
+    if (s.rate.state == RateState::saturated) value = "\u2265 " + value + " (saturated)";
+    table.add_row({s.series.name + labels_suffix(s.series.labels), value, rate});
   }
   return table.empty() ? "    no canonical series\n" : table.render("    ");
 }
@@ -172,29 +175,66 @@ std::string upper(std::string s) {
   return s;
 }
 
+std::string finding_text(const Finding& f) {
+  std::string out = fmt::format("\n  {:<8}  {:<8}  {}  {}\n", upper(to_string(f.severity)),
+                                state_name(f), f.rule, finding_place(f));
+  for (const char* name : {"summary", "description"}) {
+    const std::string text = annotation(f, name);
+    if (!text.empty()) out += "    " + text + "\n";
+  }
+  for (const auto& e : f.evidence) {
+    // What the counter really did, beside the rule's extrapolated `increase()` in the text.
+    const std::string observed =
+        e.observed_increase
+            ? fmt::format(" (+{} over the last {})", format_si(*e.observed_increase),
+                          format_seconds(static_cast<double>(e.observed_span_ms) / 1000.0))
+            : std::string();
+    out += fmt::format("    evidence: {}{} = {}{}\n", label_value(e.labels, "__name__"),
+                       labels_suffix(e.labels), format_si(e.value), observed);
+  }
+  const std::string remediation = annotation(f, "remediation");
+  if (!remediation.empty()) out += "    remediation: " + remediation + "\n";
+  return out;
+}
+
+/// Live findings: from rates and current values.
 std::string findings(const Report& report) {
   std::map<Severity, int> active;
+  std::size_t live = 0;
   for (const auto& f : report.findings) {
+    if (is_lifetime(f)) continue;
+    ++live;
     if (f.state != FindingState::resolved) ++active[f.severity];
   }
-  if (report.findings.empty()) return "  none: no rule matched\n";
+  if (live == 0) {
+    return report.interval_seconds > 0
+               ? "  none: no rule matched\n"
+               : "  none: one snapshot has no rates, so only rules over current values ran "
+                 "(see HISTORY for what the totals say)\n";
+  }
   std::string out =
       fmt::format("  {} critical, {} warning, {} info active", active[Severity::critical],
                   active[Severity::warning], active[Severity::info]);
   out += " (pending = true now, not yet for the rule's whole `for` duration)\n";
   for (const auto& f : report.findings) {
-    out += fmt::format("\n  {:<8}  {:<8}  {}  {}\n", upper(to_string(f.severity)),
-                       to_string(f.state), f.rule, finding_place(f));
-    for (const char* name : {"summary", "description"}) {
-      const std::string text = annotation(f, name);
-      if (!text.empty()) out += "    " + text + "\n";
-    }
-    for (const auto& e : f.evidence) {
-      out += fmt::format("    evidence: {}{} = {}\n", label_value(e.labels, "__name__"),
-                         labels_suffix(e.labels), format_si(e.value));
-    }
-    const std::string remediation = annotation(f, "remediation");
-    if (!remediation.empty()) out += "    remediation: " + remediation + "\n";
+    if (!is_lifetime(f)) out += finding_text(f);
+  }
+  return out;
+}
+
+/// Lifetime evidence: what the counter totals said at the first observation.
+std::string history(const Report& report) {
+  std::map<Severity, int> count;
+  for (const auto& f : report.findings) {
+    if (is_lifetime(f)) ++count[f.severity];
+  }
+  if (count.empty()) return "  nothing: no error counter had counted anything\n";
+  std::string out = fmt::format(
+      "  {} warning, {} info: totals since the counters started (boot, driver load or reset), "
+      "read at the first observation; history, not a live alarm\n",
+      count[Severity::warning], count[Severity::info]);
+  for (const auto& f : report.findings) {
+    if (is_lifetime(f)) out += finding_text(f);
   }
   return out;
 }
@@ -223,6 +263,7 @@ std::string render_report_text(const Report& report) {
       RDMATOP_VERSION, or_dash(snap.hostname),
       fmt::gmtime(std::chrono::system_clock::to_time_t(snap.wall)), report.interval_seconds);
   out += "FINDINGS\n" + findings(report);
+  out += "\nHISTORY (lifetime evidence)\n" + history(report);
   out += "\nINVENTORY\n" + inventory(report);
   for (const PortReport& pr : report.ports) {
     const DeviceSample& dev = snap.devices[pr.device_index];
@@ -241,6 +282,7 @@ std::string render_report_text(const Report& report) {
   if (const std::string qp = render_qp_counter_text(report); !qp.empty()) {
     out += "\nQP COUNTERS\n" + qp;
   }
+  out += "\nCOVERAGE\n" + render_coverage_text(report);
   out += "\nSOURCES\n" + sources(snap, report.rule_errors);
   return out;
 }

@@ -213,7 +213,10 @@ TEST_CASE("parse_rate reads Gb/s from the rate file", "[sysfs_parse]") {
       {"100 GB/sec (4X EDR)\n", std::nullopt},
       {"100 Gb/sec (4 EDR)\n", std::nullopt},
       {"100 Gb/sec (X EDR)\n", std::nullopt},
-      {"100 Gb/sec (4X)\n", std::nullopt},
+      // No speed name: core/sysfs.c rate_show prints "" for SDR/unknown speeds, as a real
+      // i40iw port does (prometheus/node_exporter collector/fixtures/sys.ttar).
+      {"10 Gb/sec (4X)\n", 10.0},
+      {"100 Gb/sec (4X )\n", std::nullopt},
       {"100 Gb/sec (4X EDR\n", std::nullopt},
       {"100 Gb/sec garbage\n", std::nullopt},
       {"100. Gb/sec (4X EDR)\n", std::nullopt},

@@ -95,7 +95,8 @@ TEST_CASE("a summed row continues an alternative of its own group", "[counter_ta
 
 TEST_CASE("metric labels used by the table are the documented label vocabulary",
           "[counter_table]") {
-  const std::set<std::string> vocabulary = {"direction", "priority", "level", "side", "event"};
+  const std::set<std::string> vocabulary = {"direction", "priority", "level",
+                                            "side",      "event",    "counter"};
   for (const MetricInfo& m : rdmatop::metric_infos()) {
     for (const std::string& label : split_labels(m.labels)) {
       INFO(m.name << " label " << label);

@@ -86,6 +86,7 @@ Snapshot mlx5_snapshot() {
   port.link_layer = "Ethernet";
   port.netdev = "ens1f0np0";
   port.hw_counters_lifespan_ms = 12;
+  port.gid_table_read = true;
   port.gids = {
       {0, "fe80:0000:0000:0000:ba59:9fff:fea1:b2c4", "IB/RoCE v1", "ens1f0np0"},
       {1, "fe80:0000:0000:0000:ba59:9fff:fea1:b2c4", "RoCE v2", "ens1f0np0"},
@@ -557,6 +558,7 @@ Snapshot rxe_snapshot() {
   port.rate_gbps = 2.5;
   port.link_layer = "Ethernet";
   port.netdev = "eth0";
+  port.gid_table_read = true;
   port.gids = {
       {0, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2", "eth0"},
       {1, "0000:0000:0000:0000:0000:ffff:0a0b:0c01", "RoCE v2", "eth0"},
@@ -616,23 +618,30 @@ TEST_CASE("rxe: software counters, no PMA, driver gating of ethtool names", "[no
   CHECK(r.count("rdma_netdev_carrier_changes_total") == 0);
 }
 
-TEST_CASE("unknown RDMA driver: netdev rows use the Ethernet driver's family", "[normalize]") {
+TEST_CASE("unknown RDMA driver: the device maps like its netdev's Ethernet driver", "[normalize]") {
+  // A renamed device ("rocep59s0f0") or a capture without the driver link: the netdev's
+  // mlx5_core (ethtool -i) says the counters are mlx5's, the RDMA ones included.
   Snapshot snap = mlx5_snapshot();
   snap.devices[0].driver = "";
   const Result r(snap);
-  // ethtool-sourced mlx5 rows still apply through mlx5_core ...
   CHECK(r.count("rdma_pfc_pause_frames_total") == 2);
   CHECK(r.count("rdma_pfc_enabled") == 8);
-  // ... but driver-specific hw_counters and PMA rows do not; only family-any rows remain.
-  CHECK(r.count("rdma_cnp_sent_total") == 0);
+  REQUIRE(r.find("rdma_cnp_sent_total", port_labels("mlx5_0", "ens1f0np0")) != nullptr);
+  CHECK(r.find("rdma_cnp_sent_total", port_labels("mlx5_0", "ens1f0np0"))->value == 11);
   const Series* bytes =
       r.find("rdma_bytes_total", port_labels("mlx5_0", "ens1f0np0", {{"direction", "rx"}}));
-  REQUIRE(bytes != nullptr);  // the vport RDMA sum (ethtool) survives
-  CHECK(bytes->value == 1000);
+  REQUIRE(bytes != nullptr);
+  CHECK(bytes->origin == "counters/port_rcv_data");  // as on a device known to be mlx5
   const Series* link_down =
       r.find("rdma_link_down_events_total", port_labels("mlx5_0", "ens1f0np0"));
   REQUIRE(link_down != nullptr);
   CHECK(link_down->value == 3);
+
+  // Neither the device's nor the netdev's driver known: only the family-any rows apply.
+  snap.netdevs[0].driver.reset();
+  const Result unknown(snap);
+  CHECK(unknown.count("rdma_cnp_sent_total") == 0);
+  CHECK(unknown.count("rdma_pfc_pause_frames_total") == 0);
 }
 
 TEST_CASE("netdev label: omitted when the port has none; netdev series need the sample",

@@ -127,3 +127,18 @@ TEST_CASE("to_string(RateState) names every state", "[rates]") {
   CHECK(std::string(to_string(RateState::wrap)) == "wrap");
   CHECK(std::string(to_string(RateState::stale)) == "stale");
 }
+
+TEST_CASE("compute_rate: a saturating counter at its maximum is saturated, never 0/s", "[rates]") {
+  // IB PMA link_downed is 8 bits wide and stops at 255 (drivers/infiniband/core/sysfs.c).
+  const Rate stuck = compute_rate(at(255, seconds(0)), at(255, seconds(1)), 0, seconds(10), 255);
+  CHECK(stuck.state == RateState::saturated);
+  CHECK(stuck.per_second == 0);
+  // Already saturated on the first sample: there is no rate to wait for.
+  CHECK(compute_rate(std::nullopt, at(255, seconds(1)), 0, seconds(10), 255).state ==
+        RateState::saturated);
+  // Below the ceiling the counter is an ordinary counter.
+  const Rate rising = compute_rate(at(250, seconds(0)), at(254, seconds(1)), 0, seconds(10), 255);
+  CHECK(rising.state == RateState::ok);
+  CHECK(rising.per_second == 4);
+  CHECK(std::string(rdmatop::to_string(RateState::saturated)) == "saturated");
+}

@@ -59,6 +59,7 @@ Snapshot full_snapshot() {
   p.rate_gbps = 0.1 + 0.2;  // not exactly representable in decimal: must round-trip bit-exact
   p.link_layer = "Ethernet";
   p.netdev = "ens1f0np0";
+  p.gid_table_read = true;
   p.gids = {{0, "fe80:0000:0000:0000:ba59:9fff:fea1:b2c4", "IB/RoCE v1", "ens1f0np0"},
             {3, "0000:0000:0000:0000:0000:ffff:c0a8:6401", "RoCE v2", "ens1f0np0"}};
   p.counters = {{"port_xmit_data", kMax - 3}, {"port_rcv_data", 1ULL << 63}};

@@ -20,6 +20,7 @@ Snapshot rxe_snapshot(std::uint64_t sent, std::uint64_t rcvd, std::chrono::secon
   port.state = "ACTIVE";
   port.state_id = 4;
   port.netdev = "eth0";
+  port.gid_table_read = true;
   port.gids = {{0, "fe80:0000:0000:0000:5054:00ff:fe12:3456", "RoCE v2", "eth0"},
                {1, "0000:0000:0000:0000:0000:ffff:0a0b:0c01", "RoCE v2", "eth0"}};
   port.hw_counters = {{"sent_pkts", sent}, {"rcvd_pkts", rcvd}};
@@ -127,7 +128,8 @@ Finding storm_finding(Severity severity, FindingState state) {
   f.value = 0.97;
   f.annotations = {{"remediation", "Check the host receive path."},
                    {"summary", "This NIC is pausing the network on priority 3"}};
-  f.evidence = {Evidence{{{"__name__", "rdma_pfc_pause_seconds_total"}, {"priority", "3"}}, 42}};
+  f.evidence = {Evidence{
+      {{"__name__", "rdma_pfc_pause_seconds_total"}, {"priority", "3"}}, 42, std::nullopt, 0}};
   return f;
 }
 
@@ -149,6 +151,28 @@ TEST_CASE("report exit code follows the worst active finding", "[report]") {
   // A resolved finding is history, not a current problem.
   CHECK(report_exit_code(report_with(
             {storm_finding(Severity::critical, FindingState::resolved)})) == ReportExit::healthy);
+}
+
+TEST_CASE("report exit code counts lifetime evidence only when there are no rates", "[report]") {
+  Finding history = storm_finding(Severity::warning, FindingState::firing);
+  history.labels.emplace_back("evidence", "lifetime");
+  const auto first = make_observation(rxe_snapshot(1, 2, std::chrono::seconds(0)));
+  // One snapshot: the totals are all there is, so their warning is the report's.
+  Report single = build_report(
+      nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))), {history});
+  CHECK(single.interval_seconds == 0);
+  CHECK(report_exit_code(single) == ReportExit::warning);
+  // Two snapshots: rates exist, the live findings decide, history is shown beside them.
+  Report rated = build_report(&first, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(5))),
+                              {history});
+  CHECK(rated.interval_seconds > 0);
+  CHECK(report_exit_code(rated) == ReportExit::healthy);
+  const std::string text = render_report_text(rated);
+  CHECK(text.find("HISTORY (lifetime evidence)") != std::string::npos);
+  CHECK(text.find("WARNING   lifetime  RdmaPfcStormFromNic") != std::string::npos);
+  const auto doc = nlohmann::json::parse(render_report_json(rated));
+  CHECK(doc["findings"][0]["kind"] == "lifetime");
+  CHECK(doc["findings"][0]["state"] == "lifetime");
 }
 
 TEST_CASE("text and JSON show a finding with its evidence and remediation", "[report]") {

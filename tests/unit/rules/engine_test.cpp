@@ -28,6 +28,7 @@ Series counter(const char* device, double v) {
                 SeriesKind::counter,
                 v,
                 0,
+                0,
                 ""};
 }
 
@@ -88,7 +89,7 @@ TEST_CASE("a pending alert that stops matching is dropped, not resolved", "[rule
         for: 1m
 )");
   History h;
-  Series s{"rdma_port_state", {{"device", "d0"}}, SeriesKind::gauge, 1, 0, ""};
+  Series s{"rdma_port_state", {{"device", "d0"}}, SeriesKind::gauge, 1, 0, 0, ""};
   h.ingest({s}, 0);
   engine.evaluate(h, 0);
   REQUIRE(engine.findings().size() == 1);

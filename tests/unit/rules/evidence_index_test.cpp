@@ -25,7 +25,7 @@ std::vector<Evidence> reference_pick(const std::vector<promql::Vector>& inputs, 
         if (!mine.empty() && mine != v) agrees = false;
       }
       if (!agrees || !seen.insert(series_key("", s.labels)).second) continue;
-      out.push_back(Evidence{s.labels, s.value});
+      out.push_back(Evidence{s.labels, s.value, std::nullopt, 0});
       if (out.size() >= max) return out;
     }
   }

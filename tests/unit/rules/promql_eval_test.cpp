@@ -69,8 +69,8 @@ TEST_CASE("instant_value and over_time", "[rules][promql]") {
 
 TEST_CASE("History marks vanished series stale and prunes old samples", "[rules][history]") {
   History h(10 * 60 * 1000);
-  Series a{"rdma_x_total", {{"device", "d0"}}, SeriesKind::counter, 1, 0, ""};
-  Series b{"rdma_x_total", {{"device", "d1"}}, SeriesKind::counter, 2, 0, ""};
+  Series a{"rdma_x_total", {{"device", "d0"}}, SeriesKind::counter, 1, 0, 0, ""};
+  Series b{"rdma_x_total", {{"device", "d1"}}, SeriesKind::counter, 2, 0, 0, ""};
   h.ingest({a, b}, 0);
   CHECK(eval_at("rdma_x_total", h, 0).vector.size() == 2);
   // d1 disappears: Prometheus-style staleness hides it at once, not after 5m of lookback.

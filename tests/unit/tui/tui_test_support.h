@@ -41,6 +41,7 @@ inline void add_port(Report& report, const std::string& device, std::uint32_t po
   ps.netdev = netdev;
   ps.rate_gbps = 100;
   ps.rate_text = "100 Gb/sec (4X EDR)";
+  ps.gid_table_read = true;
   ps.gids = {{3, "0000:0000:0000:0000:0000:ffff:c0a8:6401", "RoCE v2", netdev}};
   ps.hw_counters = {{"np_cnp_sent", 10}};
   dev_it->ports.push_back(ps);
@@ -72,8 +73,8 @@ inline Finding make_finding(const std::string& rule, Severity severity, FindingS
   f.state = state;
   f.labels = sorted_labels({{"alertname", rule}, {"device", device}, {"port", port}});
   f.annotations = {{"summary", summary}, {"remediation", "do the thing"}};
-  f.evidence = {
-      Evidence{sorted_labels({{"__name__", "rdma_cnp_sent_total"}, {"device", device}}), 42}};
+  f.evidence = {Evidence{sorted_labels({{"__name__", "rdma_cnp_sent_total"}, {"device", device}}),
+                         42, std::nullopt, 0}};
   return f;
 }
 
