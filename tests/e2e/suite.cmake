@@ -1,9 +1,12 @@
 # End-to-end goldens: the real rdmatop binary on every fixture host, diffed against
 # tests/e2e/golden. Update after a reviewed change with:
 #   RDMATOP_UPDATE_GOLDEN=1 ctest --test-dir build -L e2e
-add_executable(rdmatop_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp)
+# real_capture_test.cpp scores rdmatop on the real-host captures under tests/fixtures/real/
+# (expected.yaml per set, read with yaml-cpp).
+add_executable(rdmatop_e2e_tests ${CMAKE_CURRENT_LIST_DIR}/report_golden_test.cpp
+                                 ${CMAKE_CURRENT_LIST_DIR}/real_capture_test.cpp)
 target_link_libraries(rdmatop_e2e_tests PRIVATE rdmatop_catch_main rdmatop_flags
-                                               nlohmann_json::nlohmann_json)
+                                               nlohmann_json::nlohmann_json yaml-cpp)
 target_compile_definitions(rdmatop_e2e_tests
   PRIVATE RDMATOP_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RDMATOP_BINARY="$<TARGET_FILE:rdmatop>")
 add_dependencies(rdmatop_e2e_tests rdmatop)
