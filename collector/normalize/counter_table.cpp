@@ -137,6 +137,33 @@ constexpr MetricInfo kMetrics[] = {
      "Packets dropped because the PCIe buffer overflowed (host cannot keep up)."},
     {"rdma_pcie_signal_integrity_errors_total", kCounter, "events", "direction",
      "PCIe physical-layer signal integrity errors."},
+    // IB PMA PortCounters error counters (ports/<n>/counters; legacy widths, they saturate)
+    {"rdma_port_rcv_errors_total", kCounter, "packets", "",
+     "Packets received with errors (IB PMA PortRcvErrors: bad CRC, malformed, buffer overrun)."},
+    {"rdma_port_xmit_discards_total", kCounter, "packets", "",
+     "Outbound packets discarded by the port (IB PMA PortXmitDiscards: port down or "
+     "congestion)."},
+    {"rdma_port_xmit_wait_total", kCounter, "ticks", "",
+     "Ticks in which the port had data to send but sent none (IB PMA PortXmitWait: "
+     "back-pressure)."},
+    {"rdma_link_error_recovery_total", kCounter, "events", "",
+     "Successful link error recoveries: the link retrained (IB PMA LinkErrorRecoveryCounter)."},
+    {"rdma_local_link_integrity_errors_total", kCounter, "events", "",
+     "Times the local physical errors exceeded the link's threshold (IB PMA "
+     "LocalLinkIntegrityErrors)."},
+    {"rdma_excessive_buffer_overrun_errors_total", kCounter, "events", "",
+     "Consecutive receive buffer overrun events past the threshold (IB PMA "
+     "ExcessiveBufferOverrunErrors)."},
+    {"rdma_vl15_dropped_total", kCounter, "packets", "",
+     "Subnet management (VL15) packets dropped for lack of buffer (IB PMA VL15Dropped)."},
+    {"rdma_port_rcv_remote_physical_errors_total", kCounter, "packets", "",
+     "Packets received marked bad by an upstream hop (IB PMA PortRcvRemotePhysicalErrors)."},
+    {"rdma_port_rcv_switch_relay_errors_total", kCounter, "packets", "",
+     "Received packets the port could not relay (IB PMA PortRcvSwitchRelayErrors)."},
+    {"rdma_port_xmit_constraint_errors_total", kCounter, "packets", "",
+     "Packets not sent because of partition/raw constraints (IB PMA PortXmitConstraintErrors)."},
+    {"rdma_port_rcv_constraint_errors_total", kCounter, "packets", "",
+     "Received packets dropped by partition/raw constraints (IB PMA PortRcvConstraintErrors)."},
     // Derived from snapshot fields by normalizer.cpp (no table rows)
     {"rdma_netdev_carrier_changes_total", kCounter, "events", "",
      "Carrier changes of the port's netdev (sysfs carrier_changes): link flaps."},
@@ -421,6 +448,26 @@ constexpr CounterRow kRows[] = {
      1, 32},
     {"rdma_pcie_signal_integrity_errors_total", mlx5, ethtool, "tx_pci_signal_integrity", kTx,
      1, 32},
+
+    // ---- IB PMA PortCounters (ports/<n>/counters) ------------------------------------------
+    // The legacy PortCounters attribute: fields of the widths below (IBTA vol. 1 §16.1;
+    // drivers/infiniband/core/sysfs.c PORT_PMA_ATTR, include/rdma/ib_pma.h), which SATURATE at
+    // 2^width - 1 instead of wrapping, so width_bits stays 0 (a reset, never a wrap; the lead's
+    // saturation field will take the widths). mlx5 fills them from the PPCNT InfiniBand port
+    // counters group (mlx5/mad.c pma_cnt_assign, query_ib_ppcnt), whatever the link layer.
+    {"rdma_port_rcv_errors_total", any, pma, "port_rcv_errors"},                  // 16 bits
+    {"rdma_port_xmit_discards_total", any, pma, "port_xmit_discards"},            // 16 bits
+    {"rdma_port_xmit_wait_total", any, pma, "port_xmit_wait"},                    // 32 bits
+    {"rdma_link_error_recovery_total", any, pma, "link_error_recovery"},          // 8 bits
+    {"rdma_local_link_integrity_errors_total", any, pma, "local_link_integrity_errors"},  // 4
+    {"rdma_excessive_buffer_overrun_errors_total", any, pma,
+     "excessive_buffer_overrun_errors"},                                          // 4 bits
+    {"rdma_vl15_dropped_total", any, pma, "VL15_dropped"},                        // 16 bits
+    {"rdma_port_rcv_remote_physical_errors_total", any, pma,
+     "port_rcv_remote_physical_errors"},                                          // 16 bits
+    {"rdma_port_rcv_switch_relay_errors_total", any, pma, "port_rcv_switch_relay_errors"},  // 16
+    {"rdma_port_xmit_constraint_errors_total", any, pma, "port_xmit_constraint_errors"},  // 8
+    {"rdma_port_rcv_constraint_errors_total", any, pma, "port_rcv_constraint_errors"},    // 8
 };
 // clang-format on
 

@@ -725,3 +725,33 @@ TEST_CASE("rdma_netdev_up: up and unknown (no carrier tracking) are up", "[norma
     CHECK(up->value == expected);
   }
 }
+
+TEST_CASE("IB PMA error counters: named series, saturating (no wrap modulus)", "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  snap.devices[0].ports[0].counters.insert({{"port_rcv_errors", 65535},
+                                            {"port_xmit_discards", 12},
+                                            {"port_xmit_wait", 4000000000},
+                                            {"link_error_recovery", 255},
+                                            {"local_link_integrity_errors", 15},
+                                            {"excessive_buffer_overrun_errors", 2},
+                                            {"VL15_dropped", 1}});
+  const Result r(snap);
+  const std::pair<const char*, double> cases[] = {
+      {"rdma_port_rcv_errors_total", 65535},
+      {"rdma_port_xmit_discards_total", 12},
+      {"rdma_port_xmit_wait_total", 4000000000},
+      {"rdma_link_error_recovery_total", 255},
+      {"rdma_local_link_integrity_errors_total", 15},
+      {"rdma_excessive_buffer_overrun_errors_total", 2},
+      {"rdma_vl15_dropped_total", 1}};
+  for (const auto& [name, value] : cases) {
+    INFO(name);
+    const Series* s = r.find(name, port_labels("mlx5_0", "ens1f0np0"));
+    REQUIRE(s != nullptr);
+    CHECK(s->value == value);
+    CHECK(s->wrap_modulus == 0);  // legacy PMA counters saturate, they never wrap
+    CHECK(s->origin.starts_with("counters/"));
+  }
+  // Absent raw counters give no series.
+  CHECK(r.count("rdma_port_rcv_remote_physical_errors_total") == 0);
+}
