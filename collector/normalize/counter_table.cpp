@@ -180,6 +180,9 @@ constexpr MetricInfo kMetrics[] = {
      "RoCE v2 GID entries with a routable address (IPv4-mapped or global IPv6)."},
     {"rdma_port_roce_v1_gids", kGauge, "entries", "",
      "RoCE v1 GID entries with a routable address (IPv4-mapped or global IPv6)."},
+    {"rdma_global_pause_enabled", kGauge, "boolean", "direction",
+     "1 when IEEE 802.3x link-level pause is on (ethtool -a; rx: honour received pause, tx: "
+     "send pause), else 0."},
     {"rdma_pfc_enabled", kGauge, "boolean", "priority",
      "1 when PFC is enabled on the priority (mlx5: inferred from ethtool strings), else 0."},
     {"rdma_hw_counters_lifespan_seconds", kGauge, "seconds", "",

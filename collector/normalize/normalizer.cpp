@@ -244,6 +244,17 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
     sink.add("rdma_netdev_up", port_labels(view), SeriesKind::gauge, up ? 1 : 0, 0,
              "netdev/operstate");
   }
+  if (netdev.pause) {
+    // ETHTOOL_GPAUSEPARAM rx_pause / tx_pause (`ethtool -a`): 802.3x link-level pause, which
+    // stops every priority of the link: a PFC port should not also use it (IEEE 802.1Qbb).
+    const std::pair<std::string_view, const std::optional<bool>&> directions[] = {
+        {"rx", netdev.pause->rx}, {"tx", netdev.pause->tx}};
+    for (const auto& [direction, enabled] : directions) {
+      if (!enabled) continue;
+      sink.add("rdma_global_pause_enabled", port_labels(view, {{"direction", direction}}),
+               SeriesKind::gauge, *enabled ? 1 : 0, 0, "ethtool/pause");
+    }
+  }
   if (netdev.carrier_changes) {
     sink.add("rdma_netdev_carrier_changes_total", port_labels(view), SeriesKind::counter,
              static_cast<double>(*netdev.carrier_changes), 0, "netdev/carrier_changes");

@@ -755,3 +755,17 @@ TEST_CASE("IB PMA error counters: named series, saturating (no wrap modulus)", "
   // Absent raw counters give no series.
   CHECK(r.count("rdma_port_rcv_remote_physical_errors_total") == 0);
 }
+
+TEST_CASE("rdma_global_pause_enabled from the pause parameters, per direction", "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  CHECK(Result(snap).count("rdma_global_pause_enabled") == 0);  // not read: absent
+  snap.netdevs[0].pause = rdmatop::PauseInfo{false, true, std::nullopt, std::nullopt,
+                                             std::nullopt};
+  const Result r(snap);
+  const Series* rx =
+      r.find("rdma_global_pause_enabled", port_labels("mlx5_0", "ens1f0np0", {{"direction", "rx"}}));
+  REQUIRE(rx != nullptr);
+  CHECK(rx->value == 1);
+  CHECK(rx->kind == SeriesKind::gauge);
+  CHECK(r.count("rdma_global_pause_enabled") == 1);  // tx unknown: absent, not 0
+}
