@@ -127,6 +127,8 @@ constexpr MetricInfo kMetrics[] = {
     {"rdma_fec_corrected_blocks_total", kCounter, "blocks", "", "FEC blocks corrected."},
     {"rdma_fec_uncorrectable_blocks_total", kCounter, "blocks", "",
      "FEC blocks that could not be corrected."},
+    {"rdma_fec_lane_corrected_bits_total", kCounter, "bits", "lane",
+     "Bits corrected by FEC on one PHY lane (one bad lane: a cable/optic/connector fault)."},
     {"rdma_module_events_total", kCounter, "events", "event",
      "Transceiver module events (unplug, bus_stuck, high_temp, bad_shorted)."},
     {"rdma_oversize_frames_total", kCounter, "frames", "",
@@ -426,6 +428,9 @@ constexpr CounterRow kRows[] = {
     {"rdma_fec_corrected_bits_total", bnxt_re, ethtool, "rx_corrected_bits"},
     {"rdma_fec_corrected_blocks_total", bnxt_re, ethtool, "rx_fec_corrected_blocks"},
     {"rdma_fec_uncorrectable_blocks_total", bnxt_re, ethtool, "rx_fec_uncorrectable_blocks"},
+    // mlx5e phy statistical per-lane group, 64-bit (_high/_low PPCNT fields), only with the
+    // PCAM per_lane_error_counters cap (en_stats.c pport_phy_statistical_err_lanes_stats_desc).
+    {"rdma_fec_lane_corrected_bits_total", mlx5, ethtool, "rx_err_lane_{l}_phy"},
     // FCS errors: mlx5e 802.3 a_frame_check_sequence_errors, bnxt_en, ice; then the generic
     // netdev statistics every driver has (class/net/<if>/statistics/rx_crc_errors).
     {"rdma_crc_errors_total", mlx5, ethtool, "rx_crc_errors_phy"},
@@ -525,8 +530,13 @@ constexpr bool metrics_valid() {
 
 constexpr bool same_group(const CounterRow& a, const CounterRow& b) {
   return a.series == b.series && a.label.name == b.label.name && a.label.value == b.label.value &&
-         (a.raw.find(kPriorityPlaceholder) == std::string_view::npos) ==
-             (b.raw.find(kPriorityPlaceholder) == std::string_view::npos);
+         placeholder_of(a.raw) == placeholder_of(b.raw);
+}
+
+constexpr std::size_t placeholders_in(std::string_view raw) {
+  std::size_t n = 0;
+  for (const Placeholder& p : kPlaceholders) n += raw.find(p.text) != std::string_view::npos;
+  return n;
 }
 
 constexpr bool rows_valid() {
@@ -534,14 +544,18 @@ constexpr bool rows_valid() {
     const CounterRow& r = kRows[i];
     const MetricInfo* m = metric_named(r.series);
     if (m == nullptr || r.raw.empty() || !(r.scale > 0) || r.width_bits > 63) return false;
-    // The row's labels must be exactly the metric's declared extra labels.
-    const bool by_priority = r.raw.find(kPriorityPlaceholder) != std::string_view::npos;
-    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (by_priority ? 1 : 0);
+    // The row's labels must be exactly the metric's declared extra labels; at most one
+    // placeholder, whose label the row does not also fix.
+    const Placeholder* placeholder = placeholder_of(r.raw);
+    if (placeholders_in(r.raw) > 1) return false;
+    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (placeholder != nullptr ? 1 : 0);
     if (labels != list_size(m->labels)) return false;
     if (!r.label.name.empty() && (!list_contains(m->labels, r.label.name) || r.label.value.empty()))
       return false;
-    if (by_priority && !list_contains(m->labels, "priority")) return false;
-    if (r.label.name == "priority") return false;
+    if (placeholder != nullptr && !list_contains(m->labels, placeholder->label)) return false;
+    for (const Placeholder& p : kPlaceholders) {
+      if (r.label.name == p.label) return false;
+    }
     // A summed term continues the alternative of the row just above: same series, labels and
     // driver, and the same width and scale so that one wrap modulus fits the sum.
     if (r.combine == Combine::sum_with_previous) {
@@ -591,11 +605,10 @@ bool has_priority_placeholder(std::string_view raw) {
   return raw.find(kPriorityPlaceholder) != std::string_view::npos;
 }
 
-std::string expand_raw_name(std::string_view raw, int priority) {
+std::string expand_raw_name(std::string_view raw, int value) {
   std::string out(raw);
-  const std::size_t at = out.find(kPriorityPlaceholder);
-  if (at != std::string::npos) {
-    out.replace(at, kPriorityPlaceholder.size(), std::to_string(priority));
+  if (const Placeholder* p = placeholder_of(raw)) {
+    out.replace(out.find(p->text), p->text.size(), std::to_string(value));
   }
   return out;
 }

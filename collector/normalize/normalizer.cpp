@@ -18,7 +18,8 @@ namespace rdmatop {
 namespace {
 
 // ------------------------------------------------------------------------------------------
-// The table, expanded once: {p} rows become eight terms, and rows sharing a series and label
+// The table, expanded once: {p} rows become eight terms ({l} rows four), and rows sharing a
+// series and label
 // set are gathered into groups of alternatives (see counter_table.h for the combine rules).
 // ------------------------------------------------------------------------------------------
 struct Term {
@@ -36,7 +37,8 @@ struct Alternative {
 struct Group {
   std::string_view series;
   FixedLabel label;
-  std::string priority;  ///< "" when the rows carry no {p}
+  std::string_view index_label;  ///< "priority" / "lane"; "" when the rows carry no placeholder
+  std::string index;             ///< the placeholder's value, "3"
   std::vector<Alternative> alternatives;
 };
 
@@ -49,18 +51,23 @@ std::string origin_of(RawSource source, std::string_view raw) {
 
 std::vector<Group> build_groups() {
   std::vector<Group> groups;
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string>,
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string_view,
+                      std::string>,
            std::size_t>
       index;
   for (const CounterRow& row : counter_rows()) {
-    const bool by_priority = has_priority_placeholder(row.raw);
-    for (int p = 0; p < (by_priority ? kPriorityCount : 1); ++p) {
-      std::string priority = by_priority ? std::to_string(p) : std::string();
-      const auto key = std::make_tuple(row.series, row.label.name, row.label.value, priority);
+    const Placeholder* placeholder = placeholder_of(row.raw);
+    const std::string_view index_label = placeholder != nullptr ? placeholder->label : "";
+    for (int i = 0; i < (placeholder != nullptr ? placeholder->count : 1); ++i) {
+      std::string value = placeholder != nullptr ? std::to_string(i) : std::string();
+      const auto key =
+          std::make_tuple(row.series, row.label.name, row.label.value, index_label, value);
       auto [it, inserted] = index.try_emplace(key, groups.size());
-      if (inserted) groups.push_back(Group{row.series, row.label, std::move(priority), {}});
+      if (inserted) {
+        groups.push_back(Group{row.series, row.label, index_label, std::move(value), {}});
+      }
       Group& group = groups[it->second];
-      std::string raw = by_priority ? expand_raw_name(row.raw, p) : std::string(row.raw);
+      std::string raw = placeholder != nullptr ? expand_raw_name(row.raw, i) : std::string(row.raw);
       Term term{&row, raw, origin_of(row.source, raw)};
       // The table's compile-time check guarantees a summed row follows a row of its group.
       if (row.combine == Combine::first_present || group.alternatives.empty()) {
@@ -175,8 +182,7 @@ void add_table_series(const PortView& view, SeriesSink& sink) {
       }
       if (!complete) continue;
       const Labels labels = port_labels(
-          view, {{group.label.name, group.label.value},
-                 {group.priority.empty() ? std::string_view() : "priority", group.priority}});
+          view, {{group.label.name, group.label.value}, {group.index_label, group.index}});
       // Summed terms share width and scale (checked at compile time): one modulus fits all.
       sink.add(group.series, labels, SeriesKind::counter, value,
                wrap_modulus(*alt.terms.front().row), std::move(origin));
