@@ -12,10 +12,15 @@
 namespace rdmatop {
 namespace {
 
-constexpr std::array<HostConfigMetricInfo, 20> kInfos{{
+constexpr std::array<HostConfigMetricInfo, 22> kInfos{{
     {"rdma_pfc_enabled", SeriesKind::gauge, "priority",
      "1 when PFC is enabled on the priority, else 0 (DCB pfc_en; mlx5 without DCB data: "
      "inferred from ethtool strings)"},
+    {"rdma_dcb_trust_dscp", SeriesKind::gauge, "",
+     "1 when the DCB APP trust table lists DSCP (traffic is classified by DSCP), 0 when it does "
+     "not; absent when the driver reports no trust table"},
+    {"rdma_dcb_dscp_priority", SeriesKind::gauge, "dscp, priority",
+     "1 for each DCB APP entry mapping a DSCP value to a priority (selector DSCP)"},
     {"rdma_pfc_storm_prevention_seconds", SeriesKind::gauge, "",
      "PFC storm-prevention timeout the driver applies (ethtool tunable pfc-prevention-tout); "
      "0 = disabled"},
@@ -64,6 +69,8 @@ constexpr std::array<HostConfigMetricInfo, 20> kInfos{{
      "port's own counters already include it"},
 }};
 
+/// IEEE_8021QAZ_APP_SEL_DSCP (include/uapi/linux/dcbnl.h): the APP entry's protocol is a DSCP.
+constexpr std::uint8_t kAppSelectorDscp = 5;
 /// mlx5's value for PFC_STORM_PREVENTION_AUTO (roce-domain.md §5.1).
 constexpr double kAutoSeconds = 0.1;
 constexpr std::uint16_t kAuto = 0xffff;
@@ -86,6 +93,24 @@ void add_port_config(const DeviceSample& device, const PortSample& port, const N
       labels.emplace_back("priority", std::to_string(p));
       add_series(out, "rdma_pfc_enabled", std::move(labels), SeriesKind::gauge,
                  (*netdev.dcb->pfc_enabled >> p) & 1U, "dcb/pfc_en");
+    }
+  }
+  if (netdev.dcb) {
+    const DcbInfo& dcb = *netdev.dcb;
+    // The APP trust table (DCB_ATTR_DCB_APP_TRUST_TABLE, dcbnl_getapptrust): selectors in
+    // order of precedence. mlx5 has none: it lists the DSCP APP entries exactly while it
+    // trusts DSCP (en_dcbnl.c mlx5e_dcbnl_dscp_app: all 64 entries, "No SEL_DSCP entry in non
+    // DSCP state").
+    if (!dcb.trust.empty()) {
+      const bool dscp = (" " + dcb.trust + " ").find(" dscp ") != std::string::npos;
+      add_series(out, "rdma_dcb_trust_dscp", base, SeriesKind::gauge, dscp ? 1 : 0, "dcb/trust");
+    }
+    for (const DcbAppEntry& app : dcb.app) {
+      if (app.selector != kAppSelectorDscp) continue;
+      Labels labels = base;
+      labels.emplace_back("dscp", std::to_string(app.protocol));
+      labels.emplace_back("priority", std::to_string(app.priority));
+      add_series(out, "rdma_dcb_dscp_priority", std::move(labels), SeriesKind::gauge, 1, "dcb/app");
     }
   }
   if (netdev.pfc_prevention_tout_ms) {
