@@ -24,9 +24,10 @@ constexpr std::array<HostConfigMetricInfo, 22> kInfos{{
     {"rdma_pfc_storm_prevention_seconds", SeriesKind::gauge, "",
      "PFC storm-prevention timeout the driver applies (ethtool tunable pfc-prevention-tout); "
      "0 = disabled"},
-    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored, psid",
+    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored, psid, source",
      "1, with the running and (when the device reports one) stored firmware version and PSID "
-     "from devlink"},
+     "from devlink (source devlink), else the running version and board id from sysfs "
+     "(source sysfs)"},
     {"rdma_firmware_activation_pending", SeriesKind::gauge, "",
      "1 when the stored (flashed) firmware differs from the running one, else 0"},
     {"rdma_devlink_health_error", SeriesKind::gauge, "reporter",
@@ -133,7 +134,10 @@ void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
   const DevlinkInfo& info = *device.devlink;
   const auto running = firmware_version(info.running);
   if (running != info.running.end()) {
-    Labels labels{{"device", device.name}, {"driver", info.driver}, {"running", running->second}};
+    Labels labels{{"device", device.name},
+                  {"driver", info.driver},
+                  {"running", running->second},
+                  {"source", "devlink"}};
     // The board identity firmware images are built for (roce-domain.md §6.7: version skew is
     // judged among devices of one PSID). Only a fixed fw.psid (mlx5) names the board; other
     // drivers use the name for a versioned parameter set, so it is not taken from running.
@@ -166,6 +170,31 @@ void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
   }
 }
 
+/// The firmware identity from sysfs when devlink gave none (no devlink instance, not read, or
+/// offline data, which never has devlink): class/infiniband/<dev>/fw_ver as the running
+/// version (mlx5 prints the same "16.35.2000" as devlink fw.version) and board_id as the board
+/// identity (mlx5: the PSID, as devlink's fixed fw.psid). The driver label is the Ethernet
+/// driver of the device's netdev (`ethtool -i`, what devlink reports), else the RDMA driver, so
+/// that devices of one fleet compare whichever source each host had.
+void add_sysfs_firmware(const Snapshot& snapshot, const DeviceSample& device,
+                        std::vector<Series>& out) {
+  if (device.fw_ver.empty()) return;
+  if (device.devlink && firmware_version(device.devlink->running) != device.devlink->running.end())
+    return;
+  std::string driver = device.driver;
+  for (const PortSample& port : device.ports) {
+    const NetdevSample* netdev = find_netdev(snapshot, port.netdev);
+    if (netdev != nullptr && netdev->driver && !netdev->driver->driver.empty()) {
+      driver = netdev->driver->driver;
+      break;
+    }
+  }
+  Labels labels{
+      {"device", device.name}, {"driver", driver}, {"running", device.fw_ver}, {"source", "sysfs"}};
+  if (!device.board_id.empty()) labels.emplace_back("psid", device.board_id);
+  add_series(out, "rdma_firmware_info", std::move(labels), SeriesKind::gauge, 1, "sysfs/fw_ver");
+}
+
 }  // namespace
 
 std::span<const HostConfigMetricInfo> host_config_metric_infos() {
@@ -189,6 +218,7 @@ void add_host_config_series(const Snapshot& snapshot, std::vector<Series>& out) 
   add_qp_counter_series(snapshot, out);
   for (const DeviceSample& device : snapshot.devices) {
     add_devlink(device, out);
+    add_sysfs_firmware(snapshot, device, out);
     if (device.numa_node) {
       add_series(out, "rdma_device_numa_node", {{"device", device.name}}, SeriesKind::gauge,
                  *device.numa_node, "sysfs/numa_node");
