@@ -187,6 +187,9 @@ constexpr MetricInfo kMetrics[] = {
      "send pause), else 0."},
     {"rdma_pfc_enabled", kGauge, "boolean", "priority",
      "1 when PFC is enabled on the priority (mlx5: inferred from ethtool strings), else 0."},
+    {"rdma_port_hw_counters", kGauge, "entries", "",
+     "hw_counters the port exposes (its own, plus the device's on its first port); only for "
+     "the drivers the table maps."},
     {"rdma_hw_counters_lifespan_seconds", kGauge, "seconds", "",
      "hw_counters cache lifetime: reads closer together return cached values."},
 };

@@ -220,6 +220,14 @@ void add_port_gauges(const PortView& view, SeriesSink& sink) {
     sink.add("rdma_port_rate_bytes_per_second", port_labels(view), SeriesKind::gauge,
              *port.rate_gbps * kBytesPerGigabit, 0, "port/rate");
   }
+  // How many hw_counters the port has, for drivers the table maps: with the canonical series it
+  // tells "the driver has no such counter" (loss invisible) from "no counters read at all".
+  const std::size_t hw_counters =
+      port.hw_counters.size() + (view.first_port ? view.device.hw_counters.size() : 0);
+  if (view.device_family != DriverFamily::any && hw_counters > 0) {
+    sink.add("rdma_port_hw_counters", port_labels(view), SeriesKind::gauge,
+             static_cast<double>(hw_counters), 0, "hw_counters/");
+  }
   if (port.hw_counters_lifespan_ms) {
     sink.add("rdma_hw_counters_lifespan_seconds", port_labels(view), SeriesKind::gauge,
              *port.hw_counters_lifespan_ms / kMillisecondsPerSecond, 0, "hw_counters/lifespan");

@@ -786,3 +786,20 @@ TEST_CASE("mlx5: per-lane FEC corrected bits expand {l} into a lane label", "[no
                port_labels("mlx5_0", "ens1f0np0", {{"direction", "rx"}, {"priority", "3"}})) !=
         nullptr);
 }
+
+TEST_CASE("rdma_port_hw_counters: entries of a mapped driver's port, device ones on port 1",
+          "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  const std::size_t port_counters = snap.devices[0].ports[0].hw_counters.size();
+  snap.devices[0].hw_counters = {{"out_of_sequence", 1}, {"packet_seq_err", 2}};
+  const Series* n = Result(snap).find("rdma_port_hw_counters", port_labels("mlx5_0", "ens1f0np0"));
+  REQUIRE(n != nullptr);
+  CHECK(n->value == static_cast<double>(port_counters + 2));
+  // No counters, or a driver the table does not map: no series.
+  snap.devices[0].hw_counters.clear();
+  snap.devices[0].ports[0].hw_counters.clear();
+  CHECK(Result(snap).count("rdma_port_hw_counters") == 0);
+  Snapshot other = mlx5_snapshot();
+  other.devices[0].driver = "siw";
+  CHECK(Result(other).count("rdma_port_hw_counters") == 0);
+}
