@@ -33,12 +33,17 @@ struct PortConditions {
   double out_of_buffer_per_s = 0;   ///< RDMA receive queue empty (no WQE posted)
   double lossless_drops_per_s = 0;  ///< drops on the lossless priority (buffer overflow)
   bool link_up = true;
-  double pre_fec_ber = 1e-9;  ///< corrected bits per received bit
+  double pre_fec_ber = 1e-9;    ///< corrected bits per received bit
+  double fec_lane_skew = 0.25;  ///< share of the corrected bits on lane 0 of 4 (0.25: even)
   double symbol_errors_per_s = 0;
   double crc_errors_per_s = 0;
   double oversize_frames_per_s = 0;  ///< frames longer than our MTU (peer MTU larger)
   bool routable_gid = true;          ///< false: the netdev has no IP, only link-local GIDs
   bool pfc = true;                   ///< PFC enabled on the RoCE priority
+  /// 802.3x link-level pause on (`ethtool -A rx on tx on`): the port's pause is then link pause.
+  bool global_pause = false;
+  double pcie_errors_per_s = 0;  ///< PCIe signal integrity errors (NIC receive side)
+  double pcie_stalled = 0;       ///< share of seconds with outbound PCIe reads stalled > 30%
   std::uint32_t mtu = 4200;
   // Firmware and devlink health of the port's device (each simulated device has one port).
   std::string fw_running;              ///< running fw.version; "" = the NIC's own (host_model.cpp)
