@@ -153,6 +153,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"fw_errors_per_min", rate(&PortConditions::fw_errors_per_min)},
       {"fw_fatal_errors_per_min", rate(&PortConditions::fw_fatal_errors_per_min)},
       {"health_recovers", flag(&PortConditions::health_recovers)},
+      {"devlink", flag(&PortConditions::devlink)},
       // mlx5 set_pfc_prevention_tout: at most 8000 ms, or 65535 (PFC_STORM_PREVENTION_AUTO);
       // 0 disables (roce-domain.md §5.1).
       {"pfc_storm_prevention_ms",

@@ -51,6 +51,9 @@ struct PortConditions {
   double fw_errors_per_min = 0;        ///< devlink `fw` reporter errors (firmware syndromes)
   double fw_fatal_errors_per_min = 0;  ///< devlink `fw_fatal` reporter errors (device resets)
   bool health_recovers = true;         ///< false: a reporter that saw an error stays in error
+  /// false: the device has no devlink instance to show (a kernel or container without the
+  /// devlink family): the firmware identity is then only in sysfs fw_ver / board_id.
+  bool devlink = true;
   /// mlx5 pfc-prevention-tout tunable in ms: 0 disabled, 65535 auto (100 ms), else 80..8000.
   std::uint16_t pfc_storm_prevention_ms = 65535;
 
