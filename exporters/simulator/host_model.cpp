@@ -198,6 +198,11 @@ void advance(HostModel& host, double dt_s) {
     add(p, "oversize_frames", c.oversize_frames_per_s * dt_s);
     add(p, "pcie_signal_errors", c.pcie_errors_per_s * dt_s);
     add(p, "pcie_stalled_rd_s", c.pcie_stalled * dt_s);
+    add(p, "pma_rcv_errors", c.pma_rcv_errors_per_s * dt_s);
+    add(p, "pma_xmit_discards", c.pma_xmit_discards_per_s * dt_s);
+    add(p, "pma_xmit_wait", c.pma_xmit_wait_per_s * dt_s);
+    add(p, "pma_link_recoveries", c.pma_link_recoveries_per_min * dt_s / 60);
+    add(p, "pma_integrity_errors", c.pma_integrity_errors_per_min * dt_s / 60);
 
     // devlink health (net/devlink/health.c): every report counts an error; a successful
     // recovery counts a recover and puts the reporter back to healthy.

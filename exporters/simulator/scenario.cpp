@@ -145,6 +145,11 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"global_pause", flag(&PortConditions::global_pause)},
       {"pcie_errors_per_s", rate(&PortConditions::pcie_errors_per_s)},
       {"pcie_stalled", fraction(&PortConditions::pcie_stalled)},
+      {"pma_rcv_errors_per_s", rate(&PortConditions::pma_rcv_errors_per_s)},
+      {"pma_xmit_discards_per_s", rate(&PortConditions::pma_xmit_discards_per_s)},
+      {"pma_xmit_wait_per_s", rate(&PortConditions::pma_xmit_wait_per_s)},
+      {"pma_link_recoveries_per_min", rate(&PortConditions::pma_link_recoveries_per_min)},
+      {"pma_integrity_errors_per_min", rate(&PortConditions::pma_integrity_errors_per_min)},
       // 68 is the IPv4 minimum MTU; 9216 the usual jumbo maximum of RoCE NICs.
       {"mtu", integer(
                   &PortConditions::mtu, [](double v) { return v >= 68 && v <= 9216; }, "68..9216")},
@@ -664,6 +669,11 @@ const std::vector<std::string>& model_counter_names() {
       "rx_global_pause_us",
       "pcie_signal_errors",
       "pcie_stalled_rd_s",
+      "pma_rcv_errors",
+      "pma_xmit_discards",
+      "pma_xmit_wait",
+      "pma_link_recoveries",
+      "pma_integrity_errors",
   };
   return names;
 }

@@ -44,6 +44,12 @@ struct PortConditions {
   bool global_pause = false;
   double pcie_errors_per_s = 0;  ///< PCIe signal integrity errors (NIC receive side)
   double pcie_stalled = 0;       ///< share of seconds with outbound PCIe reads stalled > 30%
+  // IB PMA PortCounters errors (ports/<n>/counters); they saturate at their legacy widths.
+  double pma_rcv_errors_per_s = 0;          ///< PortRcvErrors (16-bit)
+  double pma_xmit_discards_per_s = 0;       ///< PortXmitDiscards (16-bit)
+  double pma_xmit_wait_per_s = 0;           ///< PortXmitWait ticks (32-bit)
+  double pma_link_recoveries_per_min = 0;   ///< LinkErrorRecoveryCounter (8-bit)
+  double pma_integrity_errors_per_min = 0;  ///< LocalLinkIntegrityErrors (4-bit)
   std::uint32_t mtu = 4200;
   // Firmware and devlink health of the port's device (each simulated device has one port).
   std::string fw_running;              ///< running fw.version; "" = the NIC's own (host_model.cpp)

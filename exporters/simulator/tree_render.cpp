@@ -451,21 +451,25 @@ void mlx5_port(Builder& b, const PortState& port) {
   b.line(dev + "/hw_counters/lifespan", "10");
   b.line(p + "/hw_counters/lifespan", "10");
   // PMA on RoCE: vport RDMA counters, data in octets / 4 (mad.c pma_cnt_ext_assign); the IB
-  // error counters have no Ethernet source and read 0.
+  // error counters (PPCNT InfiniBand group, mad.c pma_cnt_assign) read 0 unless a scenario
+  // makes them count (pma_*), and then saturate at their PortCounters widths.
+  const auto pma_error = [&](const char* name, int width) {
+    return std::min(c(name), (std::uint64_t{1} << width) - 1);
+  };
   const std::pair<const char*, std::uint64_t> pma[] = {
       {"symbol_error", 0},
-      {"link_error_recovery", 0},
+      {"link_error_recovery", pma_error("pma_link_recoveries", 8)},
       {"link_downed", 0},
-      {"port_rcv_errors", 0},
+      {"port_rcv_errors", pma_error("pma_rcv_errors", 16)},
       {"port_rcv_remote_physical_errors", 0},
       {"port_rcv_switch_relay_errors", 0},
-      {"port_xmit_discards", 0},
+      {"port_xmit_discards", pma_error("pma_xmit_discards", 16)},
       {"port_xmit_constraint_errors", 0},
       {"port_rcv_constraint_errors", 0},
-      {"local_link_integrity_errors", 0},
+      {"local_link_integrity_errors", pma_error("pma_integrity_errors", 4)},
       {"excessive_buffer_overrun_errors", 0},
       {"VL15_dropped", 0},
-      {"port_xmit_wait", 0},
+      {"port_xmit_wait", pma_error("pma_xmit_wait", 32)},
       {"port_xmit_data", c("rdma_tx_bytes") / 4},
       {"port_rcv_data", c("rdma_rx_bytes") / 4},
       {"port_xmit_packets", c("rdma_tx_packets")},
