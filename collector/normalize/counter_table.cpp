@@ -127,6 +127,8 @@ constexpr MetricInfo kMetrics[] = {
     {"rdma_fec_corrected_blocks_total", kCounter, "blocks", "", "FEC blocks corrected."},
     {"rdma_fec_uncorrectable_blocks_total", kCounter, "blocks", "",
      "FEC blocks that could not be corrected."},
+    {"rdma_fec_lane_corrected_bits_total", kCounter, "bits", "lane",
+     "Bits corrected by FEC on one PHY lane (one bad lane: a cable/optic/connector fault)."},
     {"rdma_module_events_total", kCounter, "events", "event",
      "Transceiver module events (unplug, bus_stuck, high_temp, bad_shorted)."},
     {"rdma_oversize_frames_total", kCounter, "frames", "",
@@ -137,6 +139,33 @@ constexpr MetricInfo kMetrics[] = {
      "Packets dropped because the PCIe buffer overflowed (host cannot keep up)."},
     {"rdma_pcie_signal_integrity_errors_total", kCounter, "events", "direction",
      "PCIe physical-layer signal integrity errors."},
+    // IB PMA PortCounters error counters (ports/<n>/counters; legacy widths, they saturate)
+    {"rdma_port_rcv_errors_total", kCounter, "packets", "",
+     "Packets received with errors (IB PMA PortRcvErrors: bad CRC, malformed, buffer overrun)."},
+    {"rdma_port_xmit_discards_total", kCounter, "packets", "",
+     "Outbound packets discarded by the port (IB PMA PortXmitDiscards: port down or "
+     "congestion)."},
+    {"rdma_port_xmit_wait_total", kCounter, "ticks", "",
+     "Ticks in which the port had data to send but sent none (IB PMA PortXmitWait: "
+     "back-pressure)."},
+    {"rdma_link_error_recovery_total", kCounter, "events", "",
+     "Successful link error recoveries: the link retrained (IB PMA LinkErrorRecoveryCounter)."},
+    {"rdma_local_link_integrity_errors_total", kCounter, "events", "",
+     "Times the local physical errors exceeded the link's threshold (IB PMA "
+     "LocalLinkIntegrityErrors)."},
+    {"rdma_excessive_buffer_overrun_errors_total", kCounter, "events", "",
+     "Consecutive receive buffer overrun events past the threshold (IB PMA "
+     "ExcessiveBufferOverrunErrors)."},
+    {"rdma_vl15_dropped_total", kCounter, "packets", "",
+     "Subnet management (VL15) packets dropped for lack of buffer (IB PMA VL15Dropped)."},
+    {"rdma_port_rcv_remote_physical_errors_total", kCounter, "packets", "",
+     "Packets received marked bad by an upstream hop (IB PMA PortRcvRemotePhysicalErrors)."},
+    {"rdma_port_rcv_switch_relay_errors_total", kCounter, "packets", "",
+     "Received packets the port could not relay (IB PMA PortRcvSwitchRelayErrors)."},
+    {"rdma_port_xmit_constraint_errors_total", kCounter, "packets", "",
+     "Packets not sent because of partition/raw constraints (IB PMA PortXmitConstraintErrors)."},
+    {"rdma_port_rcv_constraint_errors_total", kCounter, "packets", "",
+     "Received packets dropped by partition/raw constraints (IB PMA PortRcvConstraintErrors)."},
     // Derived from snapshot fields by normalizer.cpp (no table rows)
     {"rdma_netdev_carrier_changes_total", kCounter, "events", "",
      "Carrier changes of the port's netdev (sysfs carrier_changes): link flaps."},
@@ -153,8 +182,14 @@ constexpr MetricInfo kMetrics[] = {
      "RoCE v2 GID entries with a routable address (IPv4-mapped or global IPv6)."},
     {"rdma_port_roce_v1_gids", kGauge, "entries", "",
      "RoCE v1 GID entries with a routable address (IPv4-mapped or global IPv6)."},
+    {"rdma_global_pause_enabled", kGauge, "boolean", "direction",
+     "1 when IEEE 802.3x link-level pause is on (ethtool -a; rx: honour received pause, tx: "
+     "send pause), else 0."},
     {"rdma_pfc_enabled", kGauge, "boolean", "priority",
      "1 when PFC is enabled on the priority (mlx5: inferred from ethtool strings), else 0."},
+    {"rdma_port_hw_counters", kGauge, "entries", "",
+     "hw_counters the port exposes (its own, plus the device's on its first port); only for "
+     "the drivers the table maps."},
     {"rdma_hw_counters_lifespan_seconds", kGauge, "seconds", "",
      "hw_counters cache lifetime: reads closer together return cached values."},
     {"rdma_counter_saturated", kGauge, "boolean", "counter",
@@ -400,6 +435,9 @@ constexpr CounterRow kRows[] = {
     {"rdma_fec_corrected_bits_total", bnxt_re, ethtool, "rx_corrected_bits"},
     {"rdma_fec_corrected_blocks_total", bnxt_re, ethtool, "rx_fec_corrected_blocks"},
     {"rdma_fec_uncorrectable_blocks_total", bnxt_re, ethtool, "rx_fec_uncorrectable_blocks"},
+    // mlx5e phy statistical per-lane group, 64-bit (_high/_low PPCNT fields), only with the
+    // PCAM per_lane_error_counters cap (en_stats.c pport_phy_statistical_err_lanes_stats_desc).
+    {"rdma_fec_lane_corrected_bits_total", mlx5, ethtool, "rx_err_lane_{l}_phy"},
     // FCS errors: mlx5e 802.3 a_frame_check_sequence_errors, bnxt_en, ice; then the generic
     // netdev statistics every driver has (class/net/<if>/statistics/rx_crc_errors).
     {"rdma_crc_errors_total", mlx5, ethtool, "rx_crc_errors_phy"},
@@ -425,6 +463,26 @@ constexpr CounterRow kRows[] = {
      1, 32},
     {"rdma_pcie_signal_integrity_errors_total", mlx5, ethtool, "tx_pci_signal_integrity", kTx,
      1, 32},
+
+    // ---- IB PMA PortCounters (ports/<n>/counters) ------------------------------------------
+    // The legacy PortCounters attribute: fields of the widths below (IBTA vol. 1 §16.1;
+    // drivers/infiniband/core/sysfs.c PORT_PMA_ATTR, include/rdma/ib_pma.h), which SATURATE at
+    // 2^width - 1 instead of wrapping, so width_bits stays 0 (a reset, never a wrap; the lead's
+    // saturation field will take the widths). mlx5 fills them from the PPCNT InfiniBand port
+    // counters group (mlx5/mad.c pma_cnt_assign, query_ib_ppcnt), whatever the link layer.
+    {"rdma_port_rcv_errors_total", any, pma, "port_rcv_errors"},                  // 16 bits
+    {"rdma_port_xmit_discards_total", any, pma, "port_xmit_discards"},            // 16 bits
+    {"rdma_port_xmit_wait_total", any, pma, "port_xmit_wait"},                    // 32 bits
+    {"rdma_link_error_recovery_total", any, pma, "link_error_recovery"},          // 8 bits
+    {"rdma_local_link_integrity_errors_total", any, pma, "local_link_integrity_errors"},  // 4
+    {"rdma_excessive_buffer_overrun_errors_total", any, pma,
+     "excessive_buffer_overrun_errors"},                                          // 4 bits
+    {"rdma_vl15_dropped_total", any, pma, "VL15_dropped"},                        // 16 bits
+    {"rdma_port_rcv_remote_physical_errors_total", any, pma,
+     "port_rcv_remote_physical_errors"},                                          // 16 bits
+    {"rdma_port_rcv_switch_relay_errors_total", any, pma, "port_rcv_switch_relay_errors"},  // 16
+    {"rdma_port_xmit_constraint_errors_total", any, pma, "port_xmit_constraint_errors"},  // 8
+    {"rdma_port_rcv_constraint_errors_total", any, pma, "port_rcv_constraint_errors"},    // 8
 };
 // clang-format on
 
@@ -479,8 +537,13 @@ constexpr bool metrics_valid() {
 
 constexpr bool same_group(const CounterRow& a, const CounterRow& b) {
   return a.series == b.series && a.label.name == b.label.name && a.label.value == b.label.value &&
-         (a.raw.find(kPriorityPlaceholder) == std::string_view::npos) ==
-             (b.raw.find(kPriorityPlaceholder) == std::string_view::npos);
+         placeholder_of(a.raw) == placeholder_of(b.raw);
+}
+
+constexpr std::size_t placeholders_in(std::string_view raw) {
+  std::size_t n = 0;
+  for (const Placeholder& p : kPlaceholders) n += raw.find(p.text) != std::string_view::npos;
+  return n;
 }
 
 constexpr bool rows_valid() {
@@ -488,14 +551,18 @@ constexpr bool rows_valid() {
     const CounterRow& r = kRows[i];
     const MetricInfo* m = metric_named(r.series);
     if (m == nullptr || r.raw.empty() || !(r.scale > 0) || r.width_bits > 63) return false;
-    // The row's labels must be exactly the metric's declared extra labels.
-    const bool by_priority = r.raw.find(kPriorityPlaceholder) != std::string_view::npos;
-    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (by_priority ? 1 : 0);
+    // The row's labels must be exactly the metric's declared extra labels; at most one
+    // placeholder, whose label the row does not also fix.
+    const Placeholder* placeholder = placeholder_of(r.raw);
+    if (placeholders_in(r.raw) > 1) return false;
+    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (placeholder != nullptr ? 1 : 0);
     if (labels != list_size(m->labels)) return false;
     if (!r.label.name.empty() && (!list_contains(m->labels, r.label.name) || r.label.value.empty()))
       return false;
-    if (by_priority && !list_contains(m->labels, "priority")) return false;
-    if (r.label.name == "priority") return false;
+    if (placeholder != nullptr && !list_contains(m->labels, placeholder->label)) return false;
+    for (const Placeholder& p : kPlaceholders) {
+      if (r.label.name == p.label) return false;
+    }
     // A summed term continues the alternative of the row just above: same series, labels and
     // driver, and the same width and scale so that one wrap modulus fits the sum.
     if (r.combine == Combine::sum_with_previous) {
@@ -545,11 +612,10 @@ bool has_priority_placeholder(std::string_view raw) {
   return raw.find(kPriorityPlaceholder) != std::string_view::npos;
 }
 
-std::string expand_raw_name(std::string_view raw, int priority) {
+std::string expand_raw_name(std::string_view raw, int value) {
   std::string out(raw);
-  const std::size_t at = out.find(kPriorityPlaceholder);
-  if (at != std::string::npos) {
-    out.replace(at, kPriorityPlaceholder.size(), std::to_string(priority));
+  if (const Placeholder* p = placeholder_of(raw)) {
+    out.replace(out.find(p->text), p->text.size(), std::to_string(value));
   }
   return out;
 }

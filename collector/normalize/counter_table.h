@@ -47,13 +47,36 @@ struct FixedLabel {
 /// The placeholder in a raw name that expands to priorities 0..7 and sets label `priority`.
 inline constexpr std::string_view kPriorityPlaceholder = "{p}";
 inline constexpr int kPriorityCount = 8;
+/// The placeholder that expands to the PHY lanes 0..3 and sets label `lane` (mlx5e
+/// rx_err_lane_{0..3}_phy: en_stats.c pport_phy_statistical_err_lanes_stats_desc has 4 lanes).
+inline constexpr std::string_view kLanePlaceholder = "{l}";
+inline constexpr int kLaneCount = 4;
+
+/// A placeholder of raw names: its text, the label it sets and how many values it takes.
+struct Placeholder {
+  std::string_view text;
+  std::string_view label;
+  int count = 0;
+};
+inline constexpr Placeholder kPlaceholders[] = {
+    {kPriorityPlaceholder, "priority", kPriorityCount},
+    {kLanePlaceholder, "lane", kLaneCount},
+};
+
+/// The placeholder the raw name contains (a row has at most one), or nullptr.
+constexpr const Placeholder* placeholder_of(std::string_view raw) {
+  for (const Placeholder& p : kPlaceholders) {
+    if (raw.find(p.text) != std::string_view::npos) return &p;
+  }
+  return nullptr;
+}
 
 /// One row of the table: one raw counter (or raw pattern) feeding one canonical series.
 struct CounterRow {
   std::string_view series;  ///< canonical name; its kind/unit/help are in metric_infos()
   DriverFamily driver = DriverFamily::any;
   RawSource source = RawSource::port_hw_counters;
-  std::string_view raw;  ///< raw name, verbatim (may contain spaces); may contain "{p}"
+  std::string_view raw;  ///< raw name, verbatim (may contain spaces); may contain "{p}"/"{l}"
   FixedLabel label{};
   double scale = 1;  ///< raw value * scale = canonical unit (PMA *_data: 4; µs: 1e-6)
   /// Hardware width in bits when the counter wraps at 2^width; 0 when it is 64-bit, saturates
@@ -86,8 +109,9 @@ DriverFamily family_of_rdma_driver(std::string_view driver);
 /// `any` when unknown.
 DriverFamily family_of_netdev_driver(std::string_view driver);
 
-/// The raw name of a row for one priority ("rx_prio{p}_pause", 3 -> "rx_prio3_pause").
-std::string expand_raw_name(std::string_view raw, int priority);
+/// The raw name of a row for one value of its placeholder ("rx_prio{p}_pause", 3 ->
+/// "rx_prio3_pause"; "rx_err_lane_{l}_phy", 1 -> "rx_err_lane_1_phy").
+std::string expand_raw_name(std::string_view raw, int value);
 /// True when the raw name contains the priority placeholder.
 bool has_priority_placeholder(std::string_view raw);
 /// Wrap modulus in canonical units: 2^width_bits * scale, or 0 when the row does not wrap.

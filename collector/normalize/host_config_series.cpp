@@ -12,16 +12,22 @@
 namespace rdmatop {
 namespace {
 
-constexpr std::array<HostConfigMetricInfo, 20> kInfos{{
+constexpr std::array<HostConfigMetricInfo, 22> kInfos{{
     {"rdma_pfc_enabled", SeriesKind::gauge, "priority",
      "1 when PFC is enabled on the priority, else 0 (DCB pfc_en; mlx5 without DCB data: "
      "inferred from ethtool strings)"},
+    {"rdma_dcb_trust_dscp", SeriesKind::gauge, "",
+     "1 when the DCB APP trust table lists DSCP (traffic is classified by DSCP), 0 when it does "
+     "not; absent when the driver reports no trust table"},
+    {"rdma_dcb_dscp_priority", SeriesKind::gauge, "dscp, priority",
+     "1 for each DCB APP entry mapping a DSCP value to a priority (selector DSCP)"},
     {"rdma_pfc_storm_prevention_seconds", SeriesKind::gauge, "",
      "PFC storm-prevention timeout the driver applies (ethtool tunable pfc-prevention-tout); "
      "0 = disabled"},
-    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored, psid",
+    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored, psid, source",
      "1, with the running and (when the device reports one) stored firmware version and PSID "
-     "from devlink"},
+     "from devlink (source devlink), else the running version and board id from sysfs "
+     "(source sysfs)"},
     {"rdma_firmware_activation_pending", SeriesKind::gauge, "",
      "1 when the stored (flashed) firmware differs from the running one, else 0"},
     {"rdma_devlink_health_error", SeriesKind::gauge, "reporter",
@@ -64,6 +70,8 @@ constexpr std::array<HostConfigMetricInfo, 20> kInfos{{
      "port's own counters already include it"},
 }};
 
+/// IEEE_8021QAZ_APP_SEL_DSCP (include/uapi/linux/dcbnl.h): the APP entry's protocol is a DSCP.
+constexpr std::uint8_t kAppSelectorDscp = 5;
 /// mlx5's value for PFC_STORM_PREVENTION_AUTO (roce-domain.md §5.1).
 constexpr double kAutoSeconds = 0.1;
 constexpr std::uint16_t kAuto = 0xffff;
@@ -88,6 +96,24 @@ void add_port_config(const DeviceSample& device, const PortSample& port, const N
                  (*netdev.dcb->pfc_enabled >> p) & 1U, "dcb/pfc_en");
     }
   }
+  if (netdev.dcb) {
+    const DcbInfo& dcb = *netdev.dcb;
+    // The APP trust table (DCB_ATTR_DCB_APP_TRUST_TABLE, dcbnl_getapptrust): selectors in
+    // order of precedence. mlx5 has none: it lists the DSCP APP entries exactly while it
+    // trusts DSCP (en_dcbnl.c mlx5e_dcbnl_dscp_app: all 64 entries, "No SEL_DSCP entry in non
+    // DSCP state").
+    if (!dcb.trust.empty()) {
+      const bool dscp = (" " + dcb.trust + " ").find(" dscp ") != std::string::npos;
+      add_series(out, "rdma_dcb_trust_dscp", base, SeriesKind::gauge, dscp ? 1 : 0, "dcb/trust");
+    }
+    for (const DcbAppEntry& app : dcb.app) {
+      if (app.selector != kAppSelectorDscp) continue;
+      Labels labels = base;
+      labels.emplace_back("dscp", std::to_string(app.protocol));
+      labels.emplace_back("priority", std::to_string(app.priority));
+      add_series(out, "rdma_dcb_dscp_priority", std::move(labels), SeriesKind::gauge, 1, "dcb/app");
+    }
+  }
   if (netdev.pfc_prevention_tout_ms) {
     add_series(out, "rdma_pfc_storm_prevention_seconds", base, SeriesKind::gauge,
                pfc_storm_prevention_seconds(*netdev.pfc_prevention_tout_ms),
@@ -108,7 +134,10 @@ void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
   const DevlinkInfo& info = *device.devlink;
   const auto running = firmware_version(info.running);
   if (running != info.running.end()) {
-    Labels labels{{"device", device.name}, {"driver", info.driver}, {"running", running->second}};
+    Labels labels{{"device", device.name},
+                  {"driver", info.driver},
+                  {"running", running->second},
+                  {"source", "devlink"}};
     // The board identity firmware images are built for (roce-domain.md §6.7: version skew is
     // judged among devices of one PSID). Only a fixed fw.psid (mlx5) names the board; other
     // drivers use the name for a versioned parameter set, so it is not taken from running.
@@ -141,6 +170,31 @@ void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
   }
 }
 
+/// The firmware identity from sysfs when devlink gave none (no devlink instance, not read, or
+/// offline data, which never has devlink): class/infiniband/<dev>/fw_ver as the running
+/// version (mlx5 prints the same "16.35.2000" as devlink fw.version) and board_id as the board
+/// identity (mlx5: the PSID, as devlink's fixed fw.psid). The driver label is the Ethernet
+/// driver of the device's netdev (`ethtool -i`, what devlink reports), else the RDMA driver, so
+/// that devices of one fleet compare whichever source each host had.
+void add_sysfs_firmware(const Snapshot& snapshot, const DeviceSample& device,
+                        std::vector<Series>& out) {
+  if (device.fw_ver.empty()) return;
+  if (device.devlink && firmware_version(device.devlink->running) != device.devlink->running.end())
+    return;
+  std::string driver = device.driver;
+  for (const PortSample& port : device.ports) {
+    const NetdevSample* netdev = find_netdev(snapshot, port.netdev);
+    if (netdev != nullptr && netdev->driver && !netdev->driver->driver.empty()) {
+      driver = netdev->driver->driver;
+      break;
+    }
+  }
+  Labels labels{
+      {"device", device.name}, {"driver", driver}, {"running", device.fw_ver}, {"source", "sysfs"}};
+  if (!device.board_id.empty()) labels.emplace_back("psid", device.board_id);
+  add_series(out, "rdma_firmware_info", std::move(labels), SeriesKind::gauge, 1, "sysfs/fw_ver");
+}
+
 }  // namespace
 
 std::span<const HostConfigMetricInfo> host_config_metric_infos() {
@@ -164,6 +218,7 @@ void add_host_config_series(const Snapshot& snapshot, std::vector<Series>& out) 
   add_qp_counter_series(snapshot, out);
   for (const DeviceSample& device : snapshot.devices) {
     add_devlink(device, out);
+    add_sysfs_firmware(snapshot, device, out);
     if (device.numa_node) {
       add_series(out, "rdma_device_numa_node", {{"device", device.name}}, SeriesKind::gauge,
                  *device.numa_node, "sysfs/numa_node");

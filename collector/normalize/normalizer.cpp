@@ -18,7 +18,8 @@ namespace rdmatop {
 namespace {
 
 // ------------------------------------------------------------------------------------------
-// The table, expanded once: {p} rows become eight terms, and rows sharing a series and label
+// The table, expanded once: {p} rows become eight terms ({l} rows four), and rows sharing a
+// series and label
 // set are gathered into groups of alternatives (see counter_table.h for the combine rules).
 // ------------------------------------------------------------------------------------------
 struct Term {
@@ -36,7 +37,8 @@ struct Alternative {
 struct Group {
   std::string_view series;
   FixedLabel label;
-  std::string priority;  ///< "" when the rows carry no {p}
+  std::string_view index_label;  ///< "priority" / "lane"; "" when the rows carry no placeholder
+  std::string index;             ///< the placeholder's value, "3"
   std::vector<Alternative> alternatives;
 };
 
@@ -49,18 +51,23 @@ std::string origin_of(RawSource source, std::string_view raw) {
 
 std::vector<Group> build_groups() {
   std::vector<Group> groups;
-  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string>,
+  std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string_view,
+                      std::string>,
            std::size_t>
       index;
   for (const CounterRow& row : counter_rows()) {
-    const bool by_priority = has_priority_placeholder(row.raw);
-    for (int p = 0; p < (by_priority ? kPriorityCount : 1); ++p) {
-      std::string priority = by_priority ? std::to_string(p) : std::string();
-      const auto key = std::make_tuple(row.series, row.label.name, row.label.value, priority);
+    const Placeholder* placeholder = placeholder_of(row.raw);
+    const std::string_view index_label = placeholder != nullptr ? placeholder->label : "";
+    for (int i = 0; i < (placeholder != nullptr ? placeholder->count : 1); ++i) {
+      std::string value = placeholder != nullptr ? std::to_string(i) : std::string();
+      const auto key =
+          std::make_tuple(row.series, row.label.name, row.label.value, index_label, value);
       auto [it, inserted] = index.try_emplace(key, groups.size());
-      if (inserted) groups.push_back(Group{row.series, row.label, std::move(priority), {}});
+      if (inserted) {
+        groups.push_back(Group{row.series, row.label, index_label, std::move(value), {}});
+      }
       Group& group = groups[it->second];
-      std::string raw = by_priority ? expand_raw_name(row.raw, p) : std::string(row.raw);
+      std::string raw = placeholder != nullptr ? expand_raw_name(row.raw, i) : std::string(row.raw);
       Term term{&row, raw, origin_of(row.source, raw)};
       // The table's compile-time check guarantees a summed row follows a row of its group.
       if (row.combine == Combine::first_present || group.alternatives.empty()) {
@@ -175,8 +182,7 @@ void add_table_series(const PortView& view, SeriesSink& sink) {
       }
       if (!complete) continue;
       const Labels labels = port_labels(
-          view, {{group.label.name, group.label.value},
-                 {group.priority.empty() ? std::string_view() : "priority", group.priority}});
+          view, {{group.label.name, group.label.value}, {group.index_label, group.index}});
       // Summed terms share width and scale (checked at compile time): one modulus fits all. A
       // sum of saturating terms has no single ceiling, so only a lone term can saturate.
       const double ceiling = alt.terms.size() == 1 ? saturation_value(*alt.terms.front().row) : 0;
@@ -187,8 +193,7 @@ void add_table_series(const PortView& view, SeriesSink& sink) {
       if (ceiling > 0) {
         sink.add("rdma_counter_saturated",
                  port_labels(view, {{group.label.name, group.label.value},
-                                    {group.priority.empty() ? std::string_view() : "priority",
-                                     group.priority},
+                                    {group.index_label, group.index},
                                     {"counter", group.series}}),
                  SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, std::move(origin));
       }
@@ -226,6 +231,14 @@ void add_port_gauges(const PortView& view, SeriesSink& sink) {
     sink.add("rdma_port_rate_bytes_per_second", port_labels(view), SeriesKind::gauge,
              *port.rate_gbps * kBytesPerGigabit, 0, "port/rate");
   }
+  // How many hw_counters the port has, for drivers the table maps: with the canonical series it
+  // tells "the driver has no such counter" (loss invisible) from "no counters read at all".
+  const std::size_t hw_counters =
+      port.hw_counters.size() + (view.first_port ? view.device.hw_counters.size() : 0);
+  if (view.device_family != DriverFamily::any && hw_counters > 0) {
+    sink.add("rdma_port_hw_counters", port_labels(view), SeriesKind::gauge,
+             static_cast<double>(hw_counters), 0, "hw_counters/");
+  }
   if (port.hw_counters_lifespan_ms) {
     sink.add("rdma_hw_counters_lifespan_seconds", port_labels(view), SeriesKind::gauge,
              *port.hw_counters_lifespan_ms / kMillisecondsPerSecond, 0, "hw_counters/lifespan");
@@ -260,6 +273,17 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
     const bool up = netdev.operstate == "up" || netdev.operstate == "unknown";
     sink.add("rdma_netdev_up", port_labels(view), SeriesKind::gauge, up ? 1 : 0, 0,
              "netdev/operstate");
+  }
+  if (netdev.pause) {
+    // ETHTOOL_GPAUSEPARAM rx_pause / tx_pause (`ethtool -a`): 802.3x link-level pause, which
+    // stops every priority of the link: a PFC port should not also use it (IEEE 802.1Qbb).
+    const std::pair<std::string_view, const std::optional<bool>&> directions[] = {
+        {"rx", netdev.pause->rx}, {"tx", netdev.pause->tx}};
+    for (const auto& [direction, enabled] : directions) {
+      if (!enabled) continue;
+      sink.add("rdma_global_pause_enabled", port_labels(view, {{"direction", direction}}),
+               SeriesKind::gauge, *enabled ? 1 : 0, 0, "ethtool/pause");
+    }
   }
   if (netdev.carrier_changes) {
     sink.add("rdma_netdev_carrier_changes_total", port_labels(view), SeriesKind::counter,

@@ -97,6 +97,9 @@ const std::set<std::string> kInventoryGauges = {
     "rdma_port_state",       "rdma_port_phys_state", "rdma_port_rate_bytes_per_second",
     "rdma_netdev_mtu_bytes", "rdma_netdev_up",       "rdma_port_roce_v2_gids",
     "rdma_port_roce_v1_gids"};
+/// DCB configuration series, shown by the ROCE CONFIGURATION section (trust, DSCP map).
+const std::set<std::string> kConfigSectionSeries = {"rdma_dcb_dscp_priority",
+                                                    "rdma_dcb_trust_dscp"};
 
 std::string pfc_state(const PortReport& pr, const std::string& priority) {
   for (const auto& s : pr.series) {
@@ -152,7 +155,8 @@ std::string labels_suffix(const Labels& labels) {
 std::string series_table(const PortReport& pr) {
   TextTable table({"SERIES", "VALUE", "RATE"});
   for (const auto& s : pr.series) {
-    if (kPfcTableSeries.count(s.series.name) != 0 || kInventoryGauges.count(s.series.name) != 0) {
+    if (kPfcTableSeries.count(s.series.name) != 0 || kInventoryGauges.count(s.series.name) != 0 ||
+        kConfigSectionSeries.count(s.series.name) != 0) {
       continue;
     }
     if (!label_value(s.series.labels, "priority").empty() && s.series.value == 0) continue;

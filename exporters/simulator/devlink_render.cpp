@@ -122,6 +122,7 @@ std::vector<std::uint8_t> render_devlink_info_reply(const HostModel& host, std::
                                                     std::uint32_t seq) {
   Reply reply(family, seq);
   for (const PortState& port : host.ports) {
+    if (!port.conditions.devlink) continue;  // no devlink instance shown for this device
     switch (port.spec.kind) {
       case NicKind::mlx5:
         reply.message(DEVLINK_CMD_INFO_GET, [&](nlmsghdr* nlh) { mlx5_info(nlh, port); });
@@ -141,7 +142,7 @@ std::vector<std::uint8_t> render_devlink_health_reply(const HostModel& host, std
   Reply reply(family, seq);
   constexpr std::uint8_t kCmd = DEVLINK_CMD_HEALTH_REPORTER_GET;
   for (const PortState& port : host.ports) {
-    if (port.spec.kind == NicKind::rxe) continue;
+    if (port.spec.kind == NicKind::rxe || !port.conditions.devlink) continue;
     // bnxt_en registers one "fw" reporter; mlx5 core "fw" and "fw_fatal" (roce-domain.md §5.3).
     reply.message(
         kCmd, [&](nlmsghdr* nlh) { put_reporter(nlh, port, "fw", "fw_errors", "fw_recovers"); });

@@ -150,11 +150,14 @@ void advance(HostModel& host, double dt_s) {
     add(p, "eth_rx_packets", eth_bytes / kEthernetFrameBytes);
 
     const double refresh_s = kPauseQuantaBits / (p.spec.gbps * 1e9) / 2;
-    add(p, "tx_pause_us", tx_pause * dt_s * 1e6);
-    add(p, "rx_pause_us", rx_pause * dt_s * 1e6);
-    add(p, "tx_pause_frames", tx_pause * dt_s / refresh_s);
-    add(p, "rx_pause_frames", rx_pause * dt_s / refresh_s);
-    if (c.pause_lifts) {
+    // With 802.3x pause on, the port's pause is link-level: it stops every priority and is
+    // counted by the global pause counters instead of the RoCE priority's PFC counters.
+    const bool link = c.global_pause;
+    add(p, link ? "tx_global_pause_us" : "tx_pause_us", tx_pause * dt_s * 1e6);
+    add(p, link ? "rx_global_pause_us" : "rx_pause_us", rx_pause * dt_s * 1e6);
+    add(p, link ? "tx_global_pause_frames" : "tx_pause_frames", tx_pause * dt_s / refresh_s);
+    add(p, link ? "rx_global_pause_frames" : "rx_pause_frames", rx_pause * dt_s / refresh_s);
+    if (c.pause_lifts && !c.global_pause) {
       add(p, "tx_pause_transitions", tx_pause * dt_s / kPauseEpisodeS);
       add(p, "rx_pause_transitions", rx_pause * dt_s / kPauseEpisodeS);
     }
@@ -189,9 +192,17 @@ void advance(HostModel& host, double dt_s) {
     const double bits = p.spec.gbps * 1e9 * dt_s;
     add(p, "rx_bits", bits);
     add(p, "fec_corrected_bits", bits * c.pre_fec_ber);
+    add(p, "fec_lane0_corrected_bits", bits * c.pre_fec_ber * c.fec_lane_skew);
     add(p, "symbol_errors", c.symbol_errors_per_s * dt_s);
     add(p, "crc_errors", c.crc_errors_per_s * dt_s);
     add(p, "oversize_frames", c.oversize_frames_per_s * dt_s);
+    add(p, "pcie_signal_errors", c.pcie_errors_per_s * dt_s);
+    add(p, "pcie_stalled_rd_s", c.pcie_stalled * dt_s);
+    add(p, "pma_rcv_errors", c.pma_rcv_errors_per_s * dt_s);
+    add(p, "pma_xmit_discards", c.pma_xmit_discards_per_s * dt_s);
+    add(p, "pma_xmit_wait", c.pma_xmit_wait_per_s * dt_s);
+    add(p, "pma_link_recoveries", c.pma_link_recoveries_per_min * dt_s / 60);
+    add(p, "pma_integrity_errors", c.pma_integrity_errors_per_min * dt_s / 60);
 
     // devlink health (net/devlink/health.c): every report counts an error; a successful
     // recovery counts a recover and puts the reporter back to healthy.

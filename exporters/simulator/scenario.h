@@ -33,12 +33,23 @@ struct PortConditions {
   double out_of_buffer_per_s = 0;   ///< RDMA receive queue empty (no WQE posted)
   double lossless_drops_per_s = 0;  ///< drops on the lossless priority (buffer overflow)
   bool link_up = true;
-  double pre_fec_ber = 1e-9;  ///< corrected bits per received bit
+  double pre_fec_ber = 1e-9;    ///< corrected bits per received bit
+  double fec_lane_skew = 0.25;  ///< share of the corrected bits on lane 0 of 4 (0.25: even)
   double symbol_errors_per_s = 0;
   double crc_errors_per_s = 0;
   double oversize_frames_per_s = 0;  ///< frames longer than our MTU (peer MTU larger)
   bool routable_gid = true;          ///< false: the netdev has no IP, only link-local GIDs
   bool pfc = true;                   ///< PFC enabled on the RoCE priority
+  /// 802.3x link-level pause on (`ethtool -A rx on tx on`): the port's pause is then link pause.
+  bool global_pause = false;
+  double pcie_errors_per_s = 0;  ///< PCIe signal integrity errors (NIC receive side)
+  double pcie_stalled = 0;       ///< share of seconds with outbound PCIe reads stalled > 30%
+  // IB PMA PortCounters errors (ports/<n>/counters); they saturate at their legacy widths.
+  double pma_rcv_errors_per_s = 0;          ///< PortRcvErrors (16-bit)
+  double pma_xmit_discards_per_s = 0;       ///< PortXmitDiscards (16-bit)
+  double pma_xmit_wait_per_s = 0;           ///< PortXmitWait ticks (32-bit)
+  double pma_link_recoveries_per_min = 0;   ///< LinkErrorRecoveryCounter (8-bit)
+  double pma_integrity_errors_per_min = 0;  ///< LocalLinkIntegrityErrors (4-bit)
   std::uint32_t mtu = 4200;
   // Firmware and devlink health of the port's device (each simulated device has one port).
   std::string fw_running;              ///< running fw.version; "" = the NIC's own (host_model.cpp)
@@ -46,6 +57,9 @@ struct PortConditions {
   double fw_errors_per_min = 0;        ///< devlink `fw` reporter errors (firmware syndromes)
   double fw_fatal_errors_per_min = 0;  ///< devlink `fw_fatal` reporter errors (device resets)
   bool health_recovers = true;         ///< false: a reporter that saw an error stays in error
+  /// false: the device has no devlink instance to show (a kernel or container without the
+  /// devlink family): the firmware identity is then only in sysfs fw_ver / board_id.
+  bool devlink = true;
   /// mlx5 pfc-prevention-tout tunable in ms: 0 disabled, 65535 auto (100 ms), else 80..8000.
   std::uint16_t pfc_storm_prevention_ms = 65535;
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "collector/parse/dcbnl_parse.h"
+#include "exporters/simulator/dcb_render.h"
 #include "exporters/simulator/devlink_render.h"
 #include "exporters/simulator/nldev_render.h"
 
@@ -25,6 +27,25 @@ class SimulatedDevlinkSource final : public DevlinkSource {
     return parse_devlink_health_reply(
         render_devlink_health_reply(host_, kSimulatedDevlinkFamily, seq), kSimulatedDevlinkFamily,
         seq);
+  }
+
+ private:
+  const HostModel& host_;
+  std::uint32_t seq_ = 0;
+};
+
+class SimulatedDcbSource final : public DcbSource {
+ public:
+  explicit SimulatedDcbSource(const HostModel& host) : host_(host) {}
+
+  Result<DcbInfo> ieee(const std::string& ifname) override {
+    const std::uint32_t seq = ++seq_;
+    const auto reply = render_dcb_ieee_reply(host_, ifname, seq);
+    // What the kernel answers for a netdev without dcbnl_ops (net/dcb/dcbnl.c dcb_doit).
+    if (!reply) return Error{EOPNOTSUPP, "dcb ieee " + ifname + ": Operation not supported"};
+    Result<DcbInfo> info = parse_dcb_ieee_reply(*reply, seq);
+    if (!info) return Error{info.error().code, "dcb ieee " + ifname + ": " + info.error().message};
+    return info;
   }
 
  private:
@@ -106,6 +127,10 @@ class SimulatedRdmaNetlinkSource final : public RdmaNetlinkSource {
 
 std::unique_ptr<DevlinkSource> make_simulated_devlink_source(const HostModel& host) {
   return std::make_unique<SimulatedDevlinkSource>(host);
+}
+
+std::unique_ptr<DcbSource> make_simulated_dcb_source(const HostModel& host) {
+  return std::make_unique<SimulatedDcbSource>(host);
 }
 
 std::unique_ptr<RdmaNetlinkSource> make_simulated_rdma_netlink_source(const HostModel& host) {

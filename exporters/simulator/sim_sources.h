@@ -8,6 +8,7 @@
 
 #include <memory>
 
+#include "collector/source/dcbnl_source.h"
 #include "collector/source/devlink_source.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/rdma_netlink_source.h"
@@ -17,6 +18,10 @@ namespace rdmatop::sim {
 
 /// devlink of `host` (which must outlive the source), read at each call.
 std::unique_ptr<DevlinkSource> make_simulated_devlink_source(const HostModel& host);
+
+/// IEEE DCB of `host` (which must outlive the source): the kernel's DCB_CMD_IEEE_GET reply bytes
+/// (dcb_render.h) through the collector's parser; EOPNOTSUPP for netdevs without dcbnl_ops.
+std::unique_ptr<DcbSource> make_simulated_dcb_source(const HostModel& host);
 
 /// RDMA netlink of `host` (which must outlive the source) as it is at each call: the kernel's
 /// reply bytes (nldev_render.h), rendered again whenever simulated time has moved (bound

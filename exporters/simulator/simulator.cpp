@@ -161,6 +161,8 @@ SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
   // devlink is netlink, not files: the simulated kernel's reply bytes go through the real
   // parser and collect_devlink (sim_sources.h).
   std::shared_ptr<DevlinkSource> devlink = make_simulated_devlink_source(sim.host());
+  // DCB (rtnetlink dcbnl) likewise: reply bytes through the real parser and collect_dcb.
+  std::shared_ptr<DcbSource> dcb = make_simulated_dcb_source(sim.host());
   // The processes holding RDMA objects come from RDMA netlink resource dumps (rendered like the
   // kernel's, nldev_render.h) and procfs files in the tree, read by the real process collector.
   // Only a scenario with `processes:` has them: the others keep the host they always had.
@@ -170,11 +172,12 @@ SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
     procfs = make_directory_file_source(sim.root() + "/proc");
     netlink = make_simulated_rdma_netlink_source(sim.host());
   }
-  return [&sim, sysfs, ethtool, devlink, procfs, netlink,
+  return [&sim, sysfs, ethtool, devlink, dcb, procfs, netlink,
           filter](std::uint64_t seq) -> std::optional<Snapshot> {
     if (sim.finished() || !sim.tick()) return std::nullopt;
     CollectContext ctx{*sysfs, *ethtool, filter};
     ctx.devlink = devlink.get();
+    ctx.dcb = dcb.get();
     ctx.procfs = procfs.get();
     ctx.netlink = netlink.get();
     Snapshot snap = collect_snapshot(ctx, seq);

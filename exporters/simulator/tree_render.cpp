@@ -246,10 +246,12 @@ void netdev(Builder& b, const std::string& fn, const PortState& port) {
 }
 
 std::string pause_text(const PortState& port, std::uint64_t tx_frames, std::uint64_t rx_frames) {
-  // `ethtool -I -a` (ethtool netlink/pause.c): global 802.3x pause is off on a PFC fabric.
-  return "Pause parameters for " + port.spec.netdev +
-         ":\nAutonegotiate:\toff\nRX:\t\toff\nTX:\t\toff\nStatistics:\n  tx_pause_frames: " +
-         std::to_string(tx_frames) + "\n  rx_pause_frames: " + std::to_string(rx_frames) + "\n\n";
+  // `ethtool -I -a` (ethtool netlink/pause.c): global 802.3x pause is off on a PFC fabric
+  // unless the scenario turns it on (`global_pause`).
+  const char* on = port.conditions.global_pause ? "on" : "off";
+  return "Pause parameters for " + port.spec.netdev + ":\nAutonegotiate:\toff\nRX:\t\t" + on +
+         "\nTX:\t\t" + on + "\nStatistics:\n  tx_pause_frames: " + std::to_string(tx_frames) +
+         "\n  rx_pause_frames: " + std::to_string(rx_frames) + "\n\n";
 }
 
 std::string info_text(const char* driver, const std::string& fw, const std::string& bus) {
@@ -306,6 +308,8 @@ Pairs mlx5_ethtool(const PortState& port) {
   const std::uint64_t eth_rx = c("eth_rx_packets"), eth_tx = c("eth_tx_packets");
   const std::uint64_t rdma_rx = c("rdma_rx_packets"), rdma_tx = c("rdma_tx_packets");
   const std::uint64_t tx_pause = c("tx_pause_frames"), rx_pause = c("rx_pause_frames");
+  const std::uint64_t tx_global = c("tx_global_pause_frames");
+  const std::uint64_t rx_global = c("rx_global_pause_frames");
   const std::uint64_t symbol = c("symbol_errors"), corrected = c("fec_corrected_bits");
   Pairs s = {
       // sw
@@ -334,8 +338,8 @@ Pairs mlx5_ethtool(const PortState& port) {
       {"tx_vport_rdma_multicast_packets", 0},
       {"tx_vport_rdma_multicast_bytes", 0},
       // 802_3 (mlx5 counts PFC frames in the pause/MAC-control counters too, §3.1)
-      {"tx_packets_phy", eth_tx + rdma_tx + tx_pause},
-      {"rx_packets_phy", eth_rx + rdma_rx + rx_pause},
+      {"tx_packets_phy", eth_tx + rdma_tx + tx_pause + tx_global},
+      {"rx_packets_phy", eth_rx + rdma_rx + rx_pause + rx_global},
       {"rx_crc_errors_phy", c("crc_errors")},
       {"tx_bytes_phy", c("eth_tx_bytes") + c("rdma_tx_bytes")},
       {"rx_bytes_phy", c("eth_rx_bytes") + c("rdma_rx_bytes")},
@@ -343,11 +347,11 @@ Pairs mlx5_ethtool(const PortState& port) {
       {"rx_out_of_range_len_phy", c("oversize_frames")},
       {"rx_oversize_pkts_phy", c("oversize_frames")},
       {"rx_symbol_err_phy", symbol},
-      {"tx_mac_control_phy", tx_pause},
-      {"rx_mac_control_phy", rx_pause},
+      {"tx_mac_control_phy", tx_pause + tx_global},
+      {"rx_mac_control_phy", rx_pause + rx_global},
       {"rx_unsupported_op_phy", 0},
-      {"rx_pause_ctrl_phy", rx_pause},
-      {"tx_pause_ctrl_phy", tx_pause},
+      {"rx_pause_ctrl_phy", rx_pause + rx_global},
+      {"tx_pause_ctrl_phy", tx_pause + tx_global},
       // 2863
       {"rx_discards_phy", c("lossless_drops")},
       {"tx_discards_phy", 0},
@@ -358,16 +362,19 @@ Pairs mlx5_ethtool(const PortState& port) {
       {"rx_corrected_bits_phy", corrected},
       {"rx_bits_phy", c("rx_bits")},
   };
+  // Per-lane corrected bits: lane 0 carries `fec_lane_skew` of them, the others share the rest.
+  const std::uint64_t lane0 = std::min(c("fec_lane0_corrected_bits"), corrected);
   for (int lane = 0; lane < 4; ++lane) {
-    s.emplace_back("rx_err_lane_" + std::to_string(lane) + "_phy", corrected / 4);
+    s.emplace_back("rx_err_lane_" + std::to_string(lane) + "_phy",
+                   lane == 0 ? lane0 : (corrected - lane0) / 3);
   }
   s.insert(s.end(), {{"rx_buffer_passed_thres_phy", 0},
-                     {"rx_pci_signal_integrity", 0},
+                     {"rx_pci_signal_integrity", c("pcie_signal_errors", k32)},
                      {"tx_pci_signal_integrity", 0},
                      {"outbound_pci_buffer_overflow", 0},
                      {"outbound_pci_stalled_rd", 0},
                      {"outbound_pci_stalled_wr", 0},
-                     {"outbound_pci_stalled_rd_events", 0},
+                     {"outbound_pci_stalled_rd_events", c("pcie_stalled_rd_s", k32)},
                      {"outbound_pci_stalled_wr_events", 0}});
   // per_prio traffic, always: kernel traffic on priority 0, RoCE on the RoCE priority.
   for (int p = 0; p < 8; ++p) {
@@ -390,6 +397,15 @@ Pairs mlx5_ethtool(const PortState& port) {
                        {"tx_prio" + n + "_pause", tx_pause},
                        {"tx_prio" + n + "_pause_duration", c("tx_pause_us")},
                        {"rx_prio" + n + "_pause_transition", c("rx_pause_transitions")}});
+  }
+  // per_prio PFC group with "global": only while 802.3x pause is on in either direction
+  // (en_stats.c pport_per_prio_pfc_stats_desc, mlx5e_query_global_pause_combined).
+  if (port.conditions.global_pause) {
+    s.insert(s.end(), {{"rx_global_pause", rx_global},
+                       {"rx_global_pause_duration", c("rx_global_pause_us")},
+                       {"tx_global_pause", tx_global},
+                       {"tx_global_pause_duration", c("tx_global_pause_us")},
+                       {"rx_global_pause_transition", 0}});
   }
   s.insert(s.end(), {{"tx_pause_storm_warning_events", c("storm_warnings")},
                      {"tx_pause_storm_error_events", c("storm_errors")},
@@ -435,21 +451,25 @@ void mlx5_port(Builder& b, const PortState& port) {
   b.line(dev + "/hw_counters/lifespan", "10");
   b.line(p + "/hw_counters/lifespan", "10");
   // PMA on RoCE: vport RDMA counters, data in octets / 4 (mad.c pma_cnt_ext_assign); the IB
-  // error counters have no Ethernet source and read 0.
+  // error counters (PPCNT InfiniBand group, mad.c pma_cnt_assign) read 0 unless a scenario
+  // makes them count (pma_*), and then saturate at their PortCounters widths.
+  const auto pma_error = [&](const char* name, int width) {
+    return std::min(c(name), (std::uint64_t{1} << width) - 1);
+  };
   const std::pair<const char*, std::uint64_t> pma[] = {
       {"symbol_error", 0},
-      {"link_error_recovery", 0},
+      {"link_error_recovery", pma_error("pma_link_recoveries", 8)},
       {"link_downed", 0},
-      {"port_rcv_errors", 0},
+      {"port_rcv_errors", pma_error("pma_rcv_errors", 16)},
       {"port_rcv_remote_physical_errors", 0},
       {"port_rcv_switch_relay_errors", 0},
-      {"port_xmit_discards", 0},
+      {"port_xmit_discards", pma_error("pma_xmit_discards", 16)},
       {"port_xmit_constraint_errors", 0},
       {"port_rcv_constraint_errors", 0},
-      {"local_link_integrity_errors", 0},
+      {"local_link_integrity_errors", pma_error("pma_integrity_errors", 4)},
       {"excessive_buffer_overrun_errors", 0},
       {"VL15_dropped", 0},
-      {"port_xmit_wait", 0},
+      {"port_xmit_wait", pma_error("pma_xmit_wait", 32)},
       {"port_xmit_data", c("rdma_tx_bytes") / 4},
       {"port_rcv_data", c("rdma_rx_bytes") / 4},
       {"port_xmit_packets", c("rdma_tx_packets")},
@@ -464,7 +484,9 @@ void mlx5_port(Builder& b, const PortState& port) {
   b.ethtool(spec.netdev + ".txt", ethtool_stats_text(mlx5_ethtool(port)));
   b.ethtool(spec.netdev + ".info",
             info_text("mlx5_core", running_fw(port) + " (" + spec.psid + ")", spec.pci));
-  b.ethtool(spec.netdev + ".pause", pause_text(port, c("tx_pause_frames"), c("rx_pause_frames")));
+  b.ethtool(spec.netdev + ".pause",
+            pause_text(port, c("tx_pause_frames") + c("tx_global_pause_frames"),
+                       c("rx_pause_frames") + c("rx_global_pause_frames")));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -515,12 +537,12 @@ Pairs bnxt_ethtool(const PortState& port) {
   Pairs s = {
       {"rx_good_frames", c("eth_rx_packets") + c("rdma_rx_packets")},
       {"rx_fcs_err_frames", c("crc_errors")},
-      {"rx_pause_frames", 0},
+      {"rx_pause_frames", c("rx_global_pause_frames")},
       {"rx_pfc_frames", c("rx_pause_frames")},
       {"rx_mtu_err_frames", c("oversize_frames")},
       {"rx_stat_discard", c("lossless_drops")},
       {"tx_good_frames", c("eth_tx_packets") + c("rdma_tx_packets")},
-      {"tx_pause_frames", 0},
+      {"tx_pause_frames", c("tx_global_pause_frames")},
       {"tx_pfc_frames", c("tx_pause_frames")},
       {"tx_stat_discard", 0},
   };

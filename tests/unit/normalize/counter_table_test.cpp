@@ -71,7 +71,9 @@ TEST_CASE("every row feeds a known counter with exactly its declared labels", "[
     CHECK(metric->kind == SeriesKind::counter);
     std::set<std::string> labels;
     if (!row.label.name.empty()) labels.emplace(row.label.name);
-    if (rdmatop::has_priority_placeholder(row.raw)) labels.emplace("priority");
+    if (const rdmatop::Placeholder* p = rdmatop::placeholder_of(row.raw)) {
+      labels.emplace(p->label);
+    }
     CHECK(labels == split_labels(metric->labels));
     CHECK(row.scale > 0);
   }
@@ -95,8 +97,8 @@ TEST_CASE("a summed row continues an alternative of its own group", "[counter_ta
 
 TEST_CASE("metric labels used by the table are the documented label vocabulary",
           "[counter_table]") {
-  const std::set<std::string> vocabulary = {"direction", "priority", "level",
-                                            "side",      "event",    "counter"};
+  const std::set<std::string> vocabulary = {"direction", "priority", "level",  "side",
+                                            "event",     "lane",     "counter"};
   for (const MetricInfo& m : rdmatop::metric_infos()) {
     for (const std::string& label : split_labels(m.labels)) {
       INFO(m.name << " label " << label);
@@ -124,6 +126,17 @@ TEST_CASE("priority placeholder expansion", "[counter_table]") {
   CHECK(rdmatop::expand_raw_name("pfc_pri{p}_rx_duration_us", 7) == "pfc_pri7_rx_duration_us");
   CHECK(rdmatop::expand_raw_name("rx_priority_{p}_xoff.nic", 0) == "rx_priority_0_xoff.nic");
   CHECK(rdmatop::expand_raw_name("RNR received", 4) == "RNR received");
+}
+
+TEST_CASE("lane placeholder expansion", "[counter_table]") {
+  const rdmatop::Placeholder* lane = rdmatop::placeholder_of("rx_err_lane_{l}_phy");
+  REQUIRE(lane != nullptr);
+  CHECK(lane->label == "lane");
+  CHECK(lane->count == 4);
+  CHECK(rdmatop::placeholder_of("rx_prio{p}_pause")->label == "priority");
+  CHECK(rdmatop::placeholder_of("rx_err_lane_0_phy") == nullptr);
+  CHECK_FALSE(rdmatop::has_priority_placeholder("rx_err_lane_{l}_phy"));
+  CHECK(rdmatop::expand_raw_name("rx_err_lane_{l}_phy", 3) == "rx_err_lane_3_phy");
 }
 
 TEST_CASE("wrap modulus is 2^width in canonical units", "[counter_table]") {

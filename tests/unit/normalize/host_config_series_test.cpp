@@ -60,6 +60,54 @@ TEST_CASE("rdma_pfc_enabled comes from DCB when read, from the ethtool inference
   CHECK(count == 8);
 }
 
+TEST_CASE("DCB APP DSCP entries and the trust table", "[normalize][host_config]") {
+  Snapshot s = mlx5_snapshot();
+  CHECK_FALSE(value(normalize(s), "rdma_dcb_dscp_priority"));  // no DCB data: absent
+  DcbInfo dcb;
+  dcb.app = {{5, 26, 3}, {5, 48, 6}, {1, 0x8915, 3}};  // DSCP 26 -> 3, DSCP 48 -> 6, ethertype
+  s.netdevs[0].dcb = dcb;
+  auto series = normalize(s);
+  CHECK(value(series, "rdma_dcb_dscp_priority", {{"dscp", "26"}, {"priority", "3"}}) == 1.0);
+  CHECK(value(series, "rdma_dcb_dscp_priority", {{"dscp", "48"}, {"priority", "6"}}) == 1.0);
+  int entries = 0;
+  for (const auto& x : series) entries += x.name == "rdma_dcb_dscp_priority" ? 1 : 0;
+  CHECK(entries == 2);                                // the ethertype entry is not a DSCP mapping
+  CHECK_FALSE(value(series, "rdma_dcb_trust_dscp"));  // mlx5: no trust table
+  s.netdevs[0].dcb->trust = "pcp";
+  CHECK(value(normalize(s), "rdma_dcb_trust_dscp") == 0.0);
+  s.netdevs[0].dcb->trust = "pcp dscp";
+  CHECK(value(normalize(s), "rdma_dcb_trust_dscp") == 1.0);
+}
+
+TEST_CASE("rdma_firmware_info from sysfs fw_ver and board_id when devlink has none",
+          "[normalize][host_config]") {
+  Snapshot s = mlx5_snapshot();
+  s.devices[0].fw_ver = "22.41.1000";
+  s.devices[0].board_id = "MT_0000000359";
+  auto series = normalize(s);
+  CHECK(value(series, "rdma_firmware_info",
+              {{"source", "sysfs"},
+               {"running", "22.41.1000"},
+               {"psid", "MT_0000000359"},
+               {"driver", "mlx5"}}) == 1.0);
+  // The netdev's Ethernet driver names it as devlink would.
+  s.netdevs[0].driver = DriverInfo{"mlx5_core", "", "", ""};
+  CHECK(value(normalize(s), "rdma_firmware_info", {{"driver", "mlx5_core"}}) == 1.0);
+  // devlink wins when it reports a running version: one series per device.
+  DevlinkInfo dl;
+  dl.driver = "mlx5_core";
+  dl.running = {{"fw.version", "22.41.1000"}};
+  s.devices[0].devlink = dl;
+  series = normalize(s);
+  int count = 0;
+  for (const auto& x : series) count += x.name == "rdma_firmware_info" ? 1 : 0;
+  CHECK(count == 1);
+  CHECK(value(series, "rdma_firmware_info", {{"source", "devlink"}}) == 1.0);
+  // No fw_ver (rxe): nothing.
+  Snapshot r = mlx5_snapshot();
+  CHECK_FALSE(value(normalize(r), "rdma_firmware_info"));
+}
+
 TEST_CASE("pfc_storm_prevention_seconds: disabled, auto, milliseconds",
           "[normalize][host_config]") {
   CHECK(pfc_storm_prevention_seconds(0) == 0.0);

@@ -734,3 +734,81 @@ TEST_CASE("rdma_netdev_up: up and unknown (no carrier tracking) are up", "[norma
     CHECK(up->value == expected);
   }
 }
+
+TEST_CASE("IB PMA error counters: named series, saturating (no wrap modulus)", "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  snap.devices[0].ports[0].counters.insert({{"port_rcv_errors", 65535},
+                                            {"port_xmit_discards", 12},
+                                            {"port_xmit_wait", 4000000000},
+                                            {"link_error_recovery", 255},
+                                            {"local_link_integrity_errors", 15},
+                                            {"excessive_buffer_overrun_errors", 2},
+                                            {"VL15_dropped", 1}});
+  const Result r(snap);
+  const std::pair<const char*, double> cases[] = {{"rdma_port_rcv_errors_total", 65535},
+                                                  {"rdma_port_xmit_discards_total", 12},
+                                                  {"rdma_port_xmit_wait_total", 4000000000},
+                                                  {"rdma_link_error_recovery_total", 255},
+                                                  {"rdma_local_link_integrity_errors_total", 15},
+                                                  {"rdma_excessive_buffer_overrun_errors_total", 2},
+                                                  {"rdma_vl15_dropped_total", 1}};
+  for (const auto& [name, value] : cases) {
+    INFO(name);
+    const Series* s = r.find(name, port_labels("mlx5_0", "ens1f0np0"));
+    REQUIRE(s != nullptr);
+    CHECK(s->value == value);
+    CHECK(s->wrap_modulus == 0);  // legacy PMA counters saturate, they never wrap
+    CHECK(s->origin.starts_with("counters/"));
+  }
+  // Absent raw counters give no series.
+  CHECK(r.count("rdma_port_rcv_remote_physical_errors_total") == 0);
+}
+
+TEST_CASE("rdma_global_pause_enabled from the pause parameters, per direction", "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  CHECK(Result(snap).count("rdma_global_pause_enabled") == 0);  // not read: absent
+  snap.netdevs[0].pause = rdmatop::PauseInfo{false, true, std::nullopt, std::nullopt, std::nullopt};
+  const Result r(snap);
+  const Series* rx = r.find("rdma_global_pause_enabled",
+                            port_labels("mlx5_0", "ens1f0np0", {{"direction", "rx"}}));
+  REQUIRE(rx != nullptr);
+  CHECK(rx->value == 1);
+  CHECK(rx->kind == SeriesKind::gauge);
+  CHECK(r.count("rdma_global_pause_enabled") == 1);  // tx unknown: absent, not 0
+}
+
+TEST_CASE("mlx5: per-lane FEC corrected bits expand {l} into a lane label", "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  snap.netdevs[0].ethtool.insert({{"rx_err_lane_0_phy", 10},
+                                  {"rx_err_lane_1_phy", 11},
+                                  {"rx_err_lane_2_phy", 900},
+                                  {"rx_err_lane_3_phy", 13}});
+  const Result r(snap);
+  CHECK(r.count("rdma_fec_lane_corrected_bits_total") == 4);
+  const Series* lane2 = r.find("rdma_fec_lane_corrected_bits_total",
+                               port_labels("mlx5_0", "ens1f0np0", {{"lane", "2"}}));
+  REQUIRE(lane2 != nullptr);
+  CHECK(lane2->value == 900);
+  CHECK(lane2->origin == "ethtool/rx_err_lane_2_phy");
+  // Priority rows are unchanged by the second placeholder.
+  CHECK(r.find("rdma_pfc_pause_frames_total",
+               port_labels("mlx5_0", "ens1f0np0", {{"direction", "rx"}, {"priority", "3"}})) !=
+        nullptr);
+}
+
+TEST_CASE("rdma_port_hw_counters: entries of a mapped driver's port, device ones on port 1",
+          "[normalize]") {
+  Snapshot snap = mlx5_snapshot();
+  const std::size_t port_counters = snap.devices[0].ports[0].hw_counters.size();
+  snap.devices[0].hw_counters = {{"out_of_sequence", 1}, {"packet_seq_err", 2}};
+  const Series* n = Result(snap).find("rdma_port_hw_counters", port_labels("mlx5_0", "ens1f0np0"));
+  REQUIRE(n != nullptr);
+  CHECK(n->value == static_cast<double>(port_counters + 2));
+  // No counters, or a driver the table does not map: no series.
+  snap.devices[0].hw_counters.clear();
+  snap.devices[0].ports[0].hw_counters.clear();
+  CHECK(Result(snap).count("rdma_port_hw_counters") == 0);
+  Snapshot other = mlx5_snapshot();
+  other.devices[0].driver = "siw";
+  CHECK(Result(other).count("rdma_port_hw_counters") == 0);
+}

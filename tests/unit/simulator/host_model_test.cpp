@@ -83,6 +83,26 @@ TEST_CASE("A pause that never lifts has no transitions; PFC off pauses nothing",
   CHECK(counter(h2, "tx_pause_frames") == 0);
 }
 
+TEST_CASE("802.3x pause takes the pause time; FEC lane skew; PCIe errors and stalls",
+          "[simulator][model]") {
+  HostModel h = one_mlx5_port();
+  PortConditions c;
+  c.global_pause = true;
+  c.tx_pause = 0.5;
+  c.pre_fec_ber = 1e-6;
+  c.fec_lane_skew = 0.9;
+  c.pcie_errors_per_s = 2;
+  c.pcie_stalled = 0.25;
+  set_conditions(h, {c});
+  advance(h, 4);
+  CHECK(counter(h, "tx_global_pause_us") == Approx(2e6));
+  CHECK(counter(h, "tx_global_pause_frames") > 0);
+  CHECK(counter(h, "tx_pause_us") == 0);  // no PFC pause while link pause is on
+  CHECK(counter(h, "fec_lane0_corrected_bits") == Approx(0.9 * counter(h, "fec_corrected_bits")));
+  CHECK(counter(h, "pcie_signal_errors") == Approx(8));
+  CHECK(counter(h, "pcie_stalled_rd_s") == Approx(1));
+}
+
 TEST_CASE("CNPs answer CE marks only while the notification point is enabled",
           "[simulator][model]") {
   HostModel h = one_mlx5_port();
