@@ -23,6 +23,7 @@ int run_cli(int argc, char** argv) {
   register_exporter_command(app, exit_code);
   register_probe_command(app, exit_code);
   register_responder_command(app, exit_code);
+  register_completion_command(app, exit_code);
   const auto run_tui_default = register_tui_options(app);
   try {
     app.parse(argc, argv);
