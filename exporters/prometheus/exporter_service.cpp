@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "exporters/prometheus/listen_address.h"
 #include "exporters/prometheus/web_config.h"
 
 namespace rdmatop {
@@ -110,6 +111,11 @@ bool ExporterService::authorized(const std::string& user, const std::string& pas
 }
 
 Result<int> ExporterService::start() {
+  // Bind problems are found (and explained) before civetweb sees the address: its only report
+  // of any bind failure is "null context when constructing CivetServer" (listen_address.h).
+  const Result<ListenAddress> address = parse_listen_address(options_.listen);
+  if (!address) return address.error();
+  if (auto error = check_bindable(*address)) return *error;
   poll_once();
   static const CivetCallbacks callbacks = [] {
     CivetCallbacks c;
@@ -118,11 +124,13 @@ Result<int> ExporterService::start() {
   }();
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(
-        std::vector<std::string>{"listening_ports", options_.listen, "num_threads",
+        std::vector<std::string>{"listening_ports", address->civetweb, "num_threads",
                                  std::to_string(options_.http_threads)},
         &callbacks);
   } catch (const std::exception& e) {
-    return Error{0, "cannot listen on " + options_.listen + ": " + e.what()};
+    // The address was bindable a moment ago: another process took it since, or civetweb
+    // refused an option; its text is all there is.
+    return Error{0, "cannot listen on " + address->display() + ": " + e.what()};
   }
   if (!options_.basic_auth_users.empty()) {
     exposer_->RegisterAuth(
