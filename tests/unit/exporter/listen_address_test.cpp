@@ -7,7 +7,7 @@
 
 namespace rdmatop {
 
-TEST_CASE("--listen forms map to civetweb listening_ports", "[exporter]") {
+TEST_CASE("Listen address forms map to civetweb listening_ports", "[exporter]") {
   const auto civetweb = [](const char* text) {
     auto parsed = parse_listen_address(text);
     REQUIRE(parsed.ok());
@@ -22,7 +22,7 @@ TEST_CASE("--listen forms map to civetweb listening_ports", "[exporter]") {
   CHECK(civetweb("[::1]:0") == "[::1]:0 [::1]:0");
 }
 
-TEST_CASE("--listen refuses malformed addresses with the reason", "[exporter]") {
+TEST_CASE("Listen address parsing refuses malformed addresses with the reason", "[exporter]") {
   const auto why = [](const char* text) {
     auto parsed = parse_listen_address(text);
     REQUIRE_FALSE(parsed.ok());
