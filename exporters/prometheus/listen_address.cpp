@@ -101,16 +101,8 @@ bool http_server_supports_ipv6() {
   return mg_check_feature(8) != 0;
 }
 
-std::optional<Error> check_bindable(const ListenAddress& address) {
+Result<int> open_listener(const ListenAddress& address, int backlog) {
   const std::string where = address.display();
-  if (address.ipv6 && !http_server_supports_ipv6()) {
-    return Error{EAFNOSUPPORT,
-                 "cannot listen on " + where +
-                     ": IPv6 is not available: the HTTP server library (civetweb) this rdmatop "
-                     "is linked with was built without IPv6 (Debian 12's libcivetweb1 is); "
-                     "listen on an IPv4 address (:PORT for all of them) or put an IPv6 reverse "
-                     "proxy in front (docs/exporter.md, \"Listening address\")"};
-  }
   sockaddr_storage storage{};
   socklen_t length = 0;
   if (address.ipv6) {
@@ -132,13 +124,12 @@ std::optional<Error> check_bindable(const ListenAddress& address) {
   const int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   int rc = bind(fd, reinterpret_cast<const sockaddr*>(&storage), length);
-  if (rc == 0) rc = listen(fd, 1);
+  if (rc == 0) rc = listen(fd, backlog);
   const int error = rc == 0 ? 0 : errno;
+  if (error == 0) return fd;
   close(fd);
   const std::string port = std::to_string(address.port);
   switch (error) {
-    case 0:
-      return std::nullopt;
     case EADDRINUSE:
       return Error{error, "cannot listen on " + where +
                               ": address already in use: another process listens on port " + port +
@@ -160,6 +151,23 @@ std::optional<Error> check_bindable(const ListenAddress& address) {
     default:
       return errno_error(error, "cannot listen on " + where);
   }
+}
+
+std::optional<Error> check_bindable(const ListenAddress& address) {
+  const Result<int> fd = open_listener(address, 1);
+  if (!fd) return fd.error();
+  close(*fd);
+  return std::nullopt;
+}
+
+int bound_port(int fd) {
+  sockaddr_storage storage{};
+  socklen_t length = sizeof(storage);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&storage), &length) != 0) return -1;
+  if (storage.ss_family == AF_INET6) {
+    return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage)->sin6_port);
+  }
+  return ntohs(reinterpret_cast<const sockaddr_in*>(&storage)->sin_port);
 }
 
 }  // namespace rdmatop

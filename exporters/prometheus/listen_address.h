@@ -30,9 +30,16 @@ Result<ListenAddress> parse_listen_address(std::string_view text);
 /// USE_IPV6; Debian 12's libcivetweb1 is not).
 bool http_server_supports_ipv6();
 
-/// Binds (and closes) a TCP socket on the address as the server will; nullopt when that works,
-/// else the reason in words: address in use, permission (privileged port), not an address of
-/// this host, IPv6 not available.
+/// A listening TCP socket on the address (SO_REUSEADDR, as civetweb's), or the reason it cannot
+/// be had in words: address in use, permission (privileged port), not an address of this host.
+/// An IPv6 address other than a specific one is dual-stack as net.ipv6.bindv6only says (0,
+/// the default: [::] takes IPv4 connections too).
+Result<int> open_listener(const ListenAddress& address, int backlog);
+
+/// Binds (and closes) a socket on the address as the server will; nullopt when that works.
 std::optional<Error> check_bindable(const ListenAddress& address);
+
+/// The local port of a bound socket (-1 on error).
+int bound_port(int fd);
 
 }  // namespace rdmatop
