@@ -2,13 +2,18 @@
 
 #include <iostream>
 
+#include "cli/build_info.h"
+#include "cli/suggest.h"
 #include "exporters/report/report_model.h"
 
 namespace rdmatop {
 
 int run_cli(int argc, char** argv) {
-  CLI::App app{"rdmatop: RoCEv2 network health monitoring and diagnostics"};
-  app.set_version_flag("--version", std::string("rdmatop ") + RDMATOP_VERSION);
+  // Named explicitly: CLI11 would take argv[0] ("build/bin/rdmatop"), and the usage lines
+  // are what the man pages print.
+  CLI::App app{"rdmatop: RoCEv2 network health monitoring and diagnostics", "rdmatop"};
+  // help2man reads the first line ("rdmatop VERSION") as the program's name and version.
+  app.set_version_flag("--version", version_text(), "Print the version, git commit and build date");
   app.require_subcommand(0, 1);
   int exit_code = 0;
   register_report_command(app, exit_code);
@@ -18,6 +23,7 @@ int run_cli(int argc, char** argv) {
   register_exporter_command(app, exit_code);
   register_probe_command(app, exit_code);
   register_responder_command(app, exit_code);
+  register_completion_command(app, exit_code);
   const auto run_tui_default = register_tui_options(app);
   try {
     app.parse(argc, argv);
@@ -25,6 +31,7 @@ int run_cli(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     app.exit(e);
+    for (const std::string& hint : did_you_mean(app)) std::cerr << hint << "\n";
     return static_cast<int>(ReportExit::usage);
   }
   if (app.get_subcommands().empty()) {

@@ -17,6 +17,8 @@ void register_demo_command(CLI::App& app, int& exit_code);
 void register_exporter_command(CLI::App& app, int& exit_code);
 void register_probe_command(CLI::App& app, int& exit_code);
 void register_responder_command(CLI::App& app, int& exit_code);
+/// Hidden: `rdmatop completion bash|zsh` prints a completion script for this command tree.
+void register_completion_command(CLI::App& app, int& exit_code);
 /// Top-level flags of `rdmatop` without a subcommand (the TUI); returns what runs it.
 std::function<int()> register_tui_options(CLI::App& app);
 

@@ -111,9 +111,9 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
   CLI::App* cmd = app.add_subcommand(
       "exporter", "Prometheus exporter: canonical series, raw counters and rule findings");
   add_source_options(*cmd, options->sources);
-  cmd->add_option(
-         "--listen", options->service.listen,
-         "Address to listen on: PORT (all IPv4 addresses) or IPv4:PORT; port 0 picks a free one")
+  cmd->add_option("--listen", options->service.listen,
+                  "Address to listen on: PORT or :PORT (all IPv4 addresses), IPv4:PORT, or "
+                  "[IPv6]:PORT where the HTTP server has IPv6; port 0 picks a free one")
       ->capture_default_str();
   cmd->add_option("--interval", options->service.interval_seconds,
                   "Seconds between collections; scrapes serve the latest one")

@@ -14,6 +14,11 @@ packages=(
   libssl-dev
   # real tools the tests compare against or drive
   ethtool iproute2 tmux prometheus curl
+  # packaging (cmake/Install.cmake, tests/package): man pages made by help2man from --help,
+  # dpkg-shlibdeps (dpkg-dev) for the .deb's Depends, man -w (man-db), systemd-analyze verify
+  # of the installed unit (systemd), the zsh completion run by zsh, the manifests parsed by
+  # python3-yaml (tests/exporter/deploy_test.sh)
+  help2man dpkg-dev man-db systemd zsh python3-yaml
 )
 # The Soft-RoCE VM harness keeps its own list (tests/vm/packages.txt).
 if [ -f "$here/tests/vm/packages.txt" ]; then

@@ -4,12 +4,16 @@
 #include <civetweb.h>
 
 #include <prometheus/exposer.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <exception>
 #include <string_view>
 #include <vector>
 
+#include "exporters/prometheus/listen_address.h"
+#include "exporters/prometheus/tcp_relay.h"
 #include "exporters/prometheus/web_config.h"
 
 namespace rdmatop {
@@ -110,6 +114,21 @@ bool ExporterService::authorized(const std::string& user, const std::string& pas
 }
 
 Result<int> ExporterService::start() {
+  // Bind problems are found (and explained) before civetweb sees the address: its only report
+  // of any bind failure is "null context when constructing CivetServer" (listen_address.h).
+  const Result<ListenAddress> address = parse_listen_address(options_.listen);
+  if (!address) return address.error();
+  // IPv6 without an IPv6 civetweb: the exporter holds the IPv6 socket and relays to civetweb
+  // on loopback (tcp_relay.h).
+  const bool relay = address->ipv6 && !http_server_supports_ipv6();
+  int relay_fd = -1;
+  if (relay) {
+    const Result<int> fd = open_listener(*address, SOMAXCONN);
+    if (!fd) return fd.error();
+    relay_fd = *fd;
+  } else if (auto error = check_bindable(*address)) {
+    return *error;
+  }
   poll_once();
   static const CivetCallbacks callbacks = [] {
     CivetCallbacks c;
@@ -118,11 +137,14 @@ Result<int> ExporterService::start() {
   }();
   try {
     exposer_ = std::make_unique<prometheus::Exposer>(
-        std::vector<std::string>{"listening_ports", options_.listen, "num_threads",
-                                 std::to_string(options_.http_threads)},
+        std::vector<std::string>{"listening_ports", relay ? "127.0.0.1:0" : address->civetweb,
+                                 "num_threads", std::to_string(options_.http_threads)},
         &callbacks);
   } catch (const std::exception& e) {
-    return Error{0, "cannot listen on " + options_.listen + ": " + e.what()};
+    // The address was bindable a moment ago: another process took it since, or civetweb
+    // refused an option; its text is all there is.
+    if (relay_fd >= 0) close(relay_fd);
+    return Error{0, "cannot listen on " + address->display() + ": " + e.what()};
   }
   if (!options_.basic_auth_users.empty()) {
     exposer_->RegisterAuth(
@@ -134,8 +156,14 @@ Result<int> ExporterService::start() {
   collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_);
   exposer_->RegisterCollectable(collectable_);
   const std::vector<int> ports = exposer_->GetListeningPorts();
+  int port = ports.empty() ? 0 : ports.front();
+  if (relay) {
+    const int public_port = bound_port(relay_fd);
+    relay_ = std::make_unique<TcpRelay>(relay_fd, port);
+    port = public_port;
+  }
   poller_ = std::jthread([this](const std::stop_token& stop) { poll_loop(stop); });
-  return ports.empty() ? 0 : ports.front();
+  return port;
 }
 
 void ExporterService::stop() {
@@ -143,6 +171,7 @@ void ExporterService::stop() {
     poller_.request_stop();
     poller_.join();
   }
+  relay_.reset();  // before the server it relays to
   exposer_.reset();
 }
 

@@ -24,9 +24,12 @@ class Exposer;
 
 namespace rdmatop {
 
+class TcpRelay;
+
 struct ExporterOptions {
-  /// civetweb `listening_ports` syntax: "9879" (all IPv4 addresses) or "127.0.0.1:9879"; port 0
-  /// picks a free port (start() returns it). Debian's civetweb is built without IPv6.
+  /// PORT or :PORT (all IPv4 addresses), IPv4:PORT, or [IPv6]:PORT (listen_address.h; relayed
+  /// to civetweb on loopback when civetweb has no IPv6, tcp_relay.h); port 0 picks a free port
+  /// (start() returns it).
   std::string listen = "9879";
   double interval_seconds = 5.0;
   std::size_t http_threads = 2;
@@ -43,7 +46,8 @@ class ExporterService {
   ExporterService& operator=(const ExporterService&) = delete;
 
   /// Collects once (so the first scrape has data), then starts the poll thread and the HTTP
-  /// server. Returns the port actually bound, or an error when the address cannot be bound.
+  /// server. Returns the port actually bound, or an error saying why the address cannot be
+  /// bound (bad address, in use, privileged port, not an address of this host).
   Result<int> start();
 
   /// Stops the poll thread and the server; idempotent.
@@ -70,6 +74,7 @@ class ExporterService {
 
   std::shared_ptr<ReportCollectable> collectable_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<TcpRelay> relay_;  ///< only for an IPv6 --listen without IPv6 in civetweb
   std::jthread poller_;
 };
 

@@ -10,8 +10,9 @@ add_test(NAME exporter.load COMMAND ${_exporter_dir}/load_test.sh $<TARGET_FILE:
 add_test(NAME exporter.replay COMMAND ${_exporter_dir}/replay_test.sh $<TARGET_FILE:rdmatop>)
 add_test(NAME exporter.web_config
          COMMAND ${_exporter_dir}/web_config_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.listen COMMAND ${_exporter_dir}/listen_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.http exporter.prometheus_storm exporter.deploy exporter.demo
-                     exporter.load exporter.replay exporter.web_config
+                     exporter.load exporter.replay exporter.web_config exporter.listen
                      PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)
 add_test(NAME exporter.probe_histogram
          COMMAND ${_exporter_dir}/probe_histogram_test.sh $<TARGET_FILE:rdmatop>)

@@ -9,3 +9,11 @@ add_test(NAME rules.export_promtool_check
          COMMAND ${_run} export $<TARGET_FILE:rdmatop> ${CMAKE_CURRENT_BINARY_DIR}/rules-export)
 set_tests_properties(rules.rdmatop_test rules.promtool_test rules.export_promtool_check
                      PROPERTIES LABELS rules SKIP_RETURN_CODE 77)
+# Fleet scope (issue #20): no shipped rule joins or aggregates away `instance` unless labelled
+# scope: fleet; the checker walks the parsed PromQL of the exported pack.
+add_executable(rdmatop_fleet_scope_check ${CMAKE_CURRENT_LIST_DIR}/fleet_scope_check.cpp)
+target_link_libraries(rdmatop_fleet_scope_check PRIVATE rdmatop_rules rdmatop_flags)
+add_test(NAME rules.fleet_scope
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/fleet_scope.sh $<TARGET_FILE:rdmatop>
+                 $<TARGET_FILE:rdmatop_fleet_scope_check> ${CMAKE_CURRENT_BINARY_DIR}/fleet-scope)
+set_tests_properties(rules.fleet_scope PROPERTIES LABELS rules)
