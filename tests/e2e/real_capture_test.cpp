@@ -90,6 +90,19 @@ int severity_rank(const std::string& severity) {
   return 0;
 }
 
+/// True when a finding of `rule` names the expected rule `expected`: the rule itself, its
+/// ratio-based sibling ("...High"), or its lifetime twin ("RdmaLifetime..." for "Rdma...", and
+/// that twin's "...High"): one family, read live or from totals.
+bool names(const std::string& rule, const std::string& expected) {
+  const std::string twin = expected.starts_with("RdmaLifetime") || !expected.starts_with("Rdma")
+                               ? expected
+                               : "RdmaLifetime" + expected.substr(4);
+  for (const std::string& candidate : {expected, expected + "High", twin, twin + "High"}) {
+    if (rule == candidate) return true;
+  }
+  return false;
+}
+
 struct Score {
   bool named = false;
   std::string worst = "none";
@@ -105,9 +118,7 @@ Score score(const CaptureSet& set, const nlohmann::json& doc) {
     const std::string severity = f.value("severity", "");
     s.rules.push_back(rule + "(" + severity + ")");
     if (severity_rank(severity) > severity_rank(s.worst)) s.worst = severity;
-    if (std::find(set.expect_any.begin(), set.expect_any.end(), rule) != set.expect_any.end()) {
-      s.named = true;
-    }
+    for (const std::string& expected : set.expect_any) s.named = s.named || names(rule, expected);
   }
   return s;
 }
