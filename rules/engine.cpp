@@ -170,7 +170,10 @@ std::vector<RuleEvalError> RuleEngine::evaluate(History& history, Timestamp ts) 
 void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const promql::Vector& result,
                             const History& history, Timestamp ts,
                             std::vector<RuleEvalError>& errors) {
-  auto& active = active_[group.file + "\n" + group.name + "\n" + rule.name];
+  // Keyed by the rule's place, not only its name: Prometheus packs often define one alert name
+  // twice with different severities (and expressions), each rule with its own alert states.
+  auto& active =
+      active_[group.file + "\n" + group.name + "\n" + rule.name + "\n" + std::to_string(rule.line)];
   std::map<std::string, Finding> current;
   EvidenceIndex evidence(result.empty() ? std::vector<promql::Vector>{}
                                         : evidence_inputs(rule, history, ts));

@@ -192,7 +192,7 @@ constexpr MetricInfo kMetrics[] = {
      "the drivers the table maps."},
     {"rdma_hw_counters_lifespan_seconds", kGauge, "seconds", "",
      "hw_counters cache lifetime: reads closer together return cached values."},
-    {"rdma_counter_saturated", kGauge, "boolean", "counter",
+    {"rdma_saturated", kGauge, "boolean", "counter",
      "For every series fed by a counter that stops at its width (IB PMA PortCounters): 1 when "
      "it sits at its maximum (its value is a lower bound and its rate reads 0 until the counter "
      "is reset), else 0."},

@@ -191,7 +191,7 @@ void add_table_series(const PortView& view, SeriesSink& sink) {
       // One gauge per saturating counter, 0 or 1, so that "not saturated" is a reading and
       // not an absence (a rule over it can tell "fine" from "no such counter here").
       if (ceiling > 0) {
-        sink.add("rdma_counter_saturated",
+        sink.add("rdma_saturated",
                  port_labels(view, {{group.label.name, group.label.value},
                                     {group.index_label, group.index},
                                     {"counter", group.series}}),
@@ -336,8 +336,8 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
       // A device whose own driver could not be named (a renamed "rocep59s0f0", a capture
       // without the driver link) maps like the driver of its netdev (ETHTOOL_GDRVINFO or an
       // `ethtool -i` dump): mlx5_core's RDMA counters are mlx5's.
-      const DriverFamily port_family =
-          device_family == DriverFamily::any ? netdev_family : device_family;
+      // A named driver the table does not map (siw on an mlx5 netdev) stays unmapped.
+      const DriverFamily port_family = device.driver.empty() ? netdev_family : device_family;
       const PortView view{device,      port,          netdev,
                           port_family, netdev_family, port.port == first_port};
       add_table_series(view, sink);

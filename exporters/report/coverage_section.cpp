@@ -21,7 +21,7 @@ std::set<DriverFamily> host_families(const Snapshot& snapshot) {
   std::set<DriverFamily> out;
   for (const DeviceSample& dev : snapshot.devices) {
     DriverFamily family = family_of_rdma_driver(dev.driver);
-    if (family == DriverFamily::any) {
+    if (dev.driver.empty()) {
       for (const PortSample& port : dev.ports) {
         for (const NetdevSample& nd : snapshot.netdevs) {
           if (nd.name == port.netdev && nd.driver)
@@ -54,7 +54,7 @@ const std::map<std::string, std::string>& derived_sources() {
       {"rdma_netdev_carrier_changes_total", "the netdev's carrier_changes was not read"},
       {"rdma_pfc_enabled",
        "PFC configuration was not read (DCB netlink, or mlx5's per-priority ethtool strings)"},
-      {"rdma_counter_saturated",
+      {"rdma_saturated",
        "no saturating counter was read (the IB PMA PortCounters of ports/<n>/counters)"},
       {"rdma_pfc_storm_prevention_seconds",
        "the mlx5 pfc-prevention-tout tunable was not read (live ethtool only; other drivers have "
