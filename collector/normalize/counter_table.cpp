@@ -537,7 +537,7 @@ constexpr bool metrics_valid() {
 
 constexpr bool same_group(const CounterRow& a, const CounterRow& b) {
   return a.series == b.series && a.label.name == b.label.name && a.label.value == b.label.value &&
-         placeholder_of(a.raw) == placeholder_of(b.raw);
+         placeholder_index(a.raw) == placeholder_index(b.raw);
 }
 
 constexpr std::size_t placeholders_in(std::string_view raw) {
@@ -553,13 +553,15 @@ constexpr bool rows_valid() {
     if (m == nullptr || r.raw.empty() || !(r.scale > 0) || r.width_bits > 63) return false;
     // The row's labels must be exactly the metric's declared extra labels; at most one
     // placeholder, whose label the row does not also fix.
-    const Placeholder* placeholder = placeholder_of(r.raw);
+    const int placeholder = placeholder_index(r.raw);
     if (placeholders_in(r.raw) > 1) return false;
-    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (placeholder != nullptr ? 1 : 0);
+    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (placeholder >= 0 ? 1 : 0);
     if (labels != list_size(m->labels)) return false;
     if (!r.label.name.empty() && (!list_contains(m->labels, r.label.name) || r.label.value.empty()))
       return false;
-    if (placeholder != nullptr && !list_contains(m->labels, placeholder->label)) return false;
+    if (placeholder >= 0 && !list_contains(m->labels, kPlaceholders[placeholder].label)) {
+      return false;
+    }
     for (const Placeholder& p : kPlaceholders) {
       if (r.label.name == p.label) return false;
     }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <span>
 #include <string>
 #include <string_view>
@@ -63,12 +64,20 @@ inline constexpr Placeholder kPlaceholders[] = {
     {kLanePlaceholder, "lane", kLaneCount},
 };
 
-/// The placeholder the raw name contains (a row has at most one), or nullptr.
-constexpr const Placeholder* placeholder_of(std::string_view raw) {
-  for (const Placeholder& p : kPlaceholders) {
-    if (raw.find(p.text) != std::string_view::npos) return &p;
+/// Index in kPlaceholders of the placeholder the raw name contains (a row has at most one), or
+/// -1. An index, not a pointer, so that the table's compile-time checks stay constant
+/// expressions in sanitizer builds (GCC's UBSan makes a pointer comparison non-constant).
+constexpr int placeholder_index(std::string_view raw) {
+  for (int i = 0; i < static_cast<int>(std::size(kPlaceholders)); ++i) {
+    if (raw.find(kPlaceholders[i].text) != std::string_view::npos) return i;
   }
-  return nullptr;
+  return -1;
+}
+
+/// The placeholder the raw name contains, or nullptr.
+inline const Placeholder* placeholder_of(std::string_view raw) {
+  const int i = placeholder_index(raw);
+  return i < 0 ? nullptr : &kPlaceholders[i];
 }
 
 /// One row of the table: one raw counter (or raw pattern) feeding one canonical series.

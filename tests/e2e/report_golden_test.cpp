@@ -12,29 +12,16 @@
 #include <sstream>
 #include <string>
 
+#include "tests/support/run_binary.h"
+
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Run {
-  std::string out;
-  int exit_code = -1;
-};
+using Run = rdmatop::test::BinaryRun;
 
 Run run(const std::string& args) {
-  // From the source root with relative fixture paths: messages quote the paths, and the goldens
-  // must not depend on where the repository is checked out.
-  const std::string cmd = std::string("cd '") + RDMATOP_SOURCE_DIR + "' && " + RDMATOP_BINARY +
-                          " " + args + " 2>/dev/null";
-  Run result;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) result.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  return rdmatop::test::run_binary(std::string(RDMATOP_BINARY) + " " + args + " 2>/dev/null");
 }
 
 std::string host_args(const std::string& host) {

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"
 
 namespace fs = std::filesystem;
@@ -27,16 +28,11 @@ struct Run {
 Run run(const std::string& args, const rdmatop::test::TempDir& tmp) {
   const std::string err_file = tmp.file("stderr.txt");
   // Braces, so a backgrounded `args & ...; wait` sends its stderr to the file too.
-  const std::string cmd = std::string("cd '") + RDMATOP_SOURCE_DIR + "' && { " + RDMATOP_BINARY +
-                          " " + args + "; } 2>'" + err_file + "'";
+  const rdmatop::test::BinaryRun ran = rdmatop::test::run_binary(
+      std::string("{ ") + RDMATOP_BINARY + " " + args + "; } 2>'" + err_file + "'");
   Run result;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  REQUIRE(pipe != nullptr);
-  std::array<char, 4096> buf{};
-  std::size_t n = 0;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) result.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.out = ran.out;
+  result.exit_code = ran.exit_code;
   result.err = rdmatop::test::read_file(err_file);
   return result;
 }
