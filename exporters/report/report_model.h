@@ -12,8 +12,8 @@
 #include "collector/normalize/normalizer.h"
 #include "collector/normalize/rates.h"
 #include "collector/normalize/series.h"
-#include "rules/rule_coverage.h"
 #include "rules/finding.h"
+#include "rules/rule_coverage.h"
 
 namespace rdmatop {
 
