@@ -84,7 +84,9 @@ class Loader {
       return std::move(out_);
     }
     for (const auto& kv : root) {
-      const std::string key = kv.first.as<std::string>();
+      const std::optional<std::string> parsed_key = key_of(kv.first);
+      if (!parsed_key) continue;
+      const std::string& key = *parsed_key;
       if (key != "groups")
         error(kv.first.Mark(), "field " + key + " not found in rule file; expected \"groups\"");
     }
@@ -112,6 +114,16 @@ class Loader {
     const bool known = mark.line >= 0;
     out_.errors.push_back(RuleFileError{file_, known ? mark.line + 1 : 0,
                                         known ? mark.column + 1 : 0, std::move(message)});
+  }
+
+  /// A mapping key as a string; a key that is a sequence or a mapping (`[a]: []`) is an error,
+  /// not an exception that would abort every command loading the file.
+  std::optional<std::string> key_of(const YAML::Node& key) {
+    if (!key.IsScalar()) {
+      error(key.Mark(), "a key must be a string, not a list or a mapping");
+      return std::nullopt;
+    }
+    return key.as<std::string>();
   }
 
   std::optional<std::string> scalar(const YAML::Node& n, const std::string& what) {
@@ -142,7 +154,9 @@ class Loader {
     group.file = file_;
     bool ok = true;
     for (const auto& kv : g) {
-      const std::string key = kv.first.as<std::string>();
+      const std::optional<std::string> parsed_key = key_of(kv.first);
+      if (!parsed_key) continue;
+      const std::string& key = *parsed_key;
       if (key == "name") {
         auto s = scalar(kv.second, "name");
         if (s) group.name = *s;
@@ -199,7 +213,9 @@ class Loader {
     std::optional<YAML::Node> keep_node;
     bool has_annotations = false;
     for (const auto& kv : r) {
-      const std::string key = kv.first.as<std::string>();
+      const std::optional<std::string> parsed_key = key_of(kv.first);
+      if (!parsed_key) continue;
+      const std::string& key = *parsed_key;
       if (key == "alert" || key == "record") {
         auto s = scalar(kv.second, key);
         if (!s) {
@@ -285,7 +301,9 @@ class Loader {
     }
     bool ok = true;
     for (const auto& kv : n) {
-      const std::string key = kv.first.as<std::string>();
+      const std::optional<std::string> parsed_key = key_of(kv.first);
+      if (!parsed_key) continue;
+      const std::string& key = *parsed_key;
       if (!is_valid_label_name(key)) {
         error(kv.first.Mark(), what + ": invalid name \"" + key + "\"");
         ok = false;

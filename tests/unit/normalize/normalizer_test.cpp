@@ -801,7 +801,8 @@ TEST_CASE("rdma_port_hw_counters: entries of a mapped driver's port, device ones
   Snapshot snap = mlx5_snapshot();
   const std::size_t port_counters = snap.devices[0].ports[0].hw_counters.size();
   snap.devices[0].hw_counters = {{"out_of_sequence", 1}, {"packet_seq_err", 2}};
-  const Series* n = Result(snap).find("rdma_port_hw_counters", port_labels("mlx5_0", "ens1f0np0"));
+  const Result counted(snap);  // keeps the series the pointer below points into
+  const Series* n = counted.find("rdma_port_hw_counters", port_labels("mlx5_0", "ens1f0np0"));
   REQUIRE(n != nullptr);
   CHECK(n->value == static_cast<double>(port_counters + 2));
   // No counters, or a driver the table does not map: no series.

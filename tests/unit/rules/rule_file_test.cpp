@@ -147,3 +147,22 @@ TEST_CASE("annotation templates expand like Prometheus's", "[rules][template]") 
   CHECK_FALSE(expand_template("{{ if $value }}x{{ end }}", labels, 0).ok());
   CHECK_FALSE(expand_template("{{ $value \"unterminated }}", labels, 0).ok());
 }
+
+TEST_CASE("a key that is a list or a mapping is an error, never an abort (issue #22)",
+          "[rules][rule_file]") {
+  // An 8-byte file: this threw YAML::TypedBadConversion out of every command loading it.
+  const char* const files[] = {
+      "[a]: []\n",
+      "groups:\n  - name: g\n    {x: 1}: y\n    rules: []\n",
+      "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up\n        [k]: v\n",
+      "groups:\n  - name: g\n    rules:\n      - alert: A\n        expr: up\n"
+      "        labels:\n          [k]: v\n",
+  };
+  for (const char* text : files) {
+    INFO(text);
+    RuleFileLoad load;
+    REQUIRE_NOTHROW(load = parse_rule_file(text, "bad.yaml"));
+    REQUIRE_FALSE(load.errors.empty());
+    CHECK(to_string(load.errors.front()).find("a key must be a string") != std::string::npos);
+  }
+}
