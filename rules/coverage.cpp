@@ -10,18 +10,25 @@ using promql::BinaryOp;
 using promql::Expr;
 using promql::ExprKind;
 
+/// True when a series the selector matches has a live sample in its window: the newest sample
+/// at or before `at` and within the lookback, and not a staleness marker (the series is gone).
+bool live_at(const promql::StoredSeries& s, promql::Timestamp from, promql::Timestamp at) {
+  for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
+    if (it->t > at) continue;
+    return it->t >= from && !promql::is_stale_nan(it->v);
+  }
+  return false;
+}
+
 bool present(const Expr& selector, const History& history, promql::Timestamp ts) {
   const promql::Timestamp at = ts - selector.offset_ms;
   const promql::Timestamp from = at - std::max(promql::kLookbackDeltaMs, selector.range_ms);
-  for (const promql::StoredSeries* s : history.select(selector.matchers)) {
-    for (auto it = s->points.rbegin(); it != s->points.rend(); ++it) {
-      if (it->t > at) continue;
-      if (it->t < from) break;
-      if (!promql::is_stale_nan(it->v)) return true;
-      break;  // the newest sample in range is a staleness marker: the series is gone
-    }
-  }
-  return false;
+  bool found = false;
+  history.for_each_match(selector.matchers, [&](const promql::StoredSeries& s) {
+    found = live_at(s, from, at);
+    return !found;  // the first live series answers the question
+  });
+  return found;
 }
 
 /// Appends to `missing` the selectors `e` needs that are absent; returns true when satisfied.

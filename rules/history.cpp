@@ -74,21 +74,29 @@ void History::prune(Timestamp now) {
 std::vector<const promql::StoredSeries*> History::select(
     const std::vector<promql::LabelMatcher>& matchers) const {
   std::vector<const promql::StoredSeries*> out;
+  for_each_match(matchers, [&out](const promql::StoredSeries& s) {
+    out.push_back(&s);
+    return true;
+  });
+  return out;
+}
+
+void History::for_each_match(const std::vector<promql::LabelMatcher>& matchers,
+                             const std::function<bool(const promql::StoredSeries&)>& visit) const {
   for (const auto& m : matchers) {
     if (m.name != promql::kMetricNameLabel || m.op != promql::MatchOp::equal) continue;
     // Same key order as the full scan below, restricted to the named metric's series.
     const auto name = keys_by_name_.find(m.value);
-    if (name == keys_by_name_.end()) return out;
+    if (name == keys_by_name_.end()) return;
     for (const auto& key : name->second) {
       const promql::StoredSeries& s = series_.at(key);
-      if (promql::matches_all(s.labels, matchers)) out.push_back(&s);
+      if (promql::matches_all(s.labels, matchers) && !visit(s)) return;
     }
-    return out;
+    return;
   }
   for (const auto& [key, s] : series_) {
-    if (promql::matches_all(s.labels, matchers)) out.push_back(&s);
+    if (promql::matches_all(s.labels, matchers) && !visit(s)) return;
   }
-  return out;
 }
 
 }  // namespace rdmatop

@@ -2,6 +2,7 @@
 // and by recording rules; the rules engine queries it through promql::Queryable.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -37,6 +38,10 @@ class History : public promql::Queryable {
 
   std::vector<const promql::StoredSeries*> select(
       const std::vector<promql::LabelMatcher>& matchers) const override;
+  /// Calls `visit` for each series `select` would return, in the same order, until `visit`
+  /// returns false: an existence check stops at the first match instead of collecting all.
+  void for_each_match(const std::vector<promql::LabelMatcher>& matchers,
+                      const std::function<bool(const promql::StoredSeries&)>& visit) const;
 
   std::size_t series_count() const { return series_.size(); }
   /// The newest timestamp ingested, 0 before the first.
