@@ -24,6 +24,7 @@ struct ExporterCommandOptions {
   ExporterOptions service;
   RuleOptions rules;
   bool no_raw_counters = false;
+  RawCounterFilterOptions raw_filter;
   std::string demo_scenario;      ///< non-empty: serve the fabric simulator instead of this host
   std::vector<std::string> from;  ///< non-empty: serve a recording instead of this host
   ProbeWiringOptions probes;
@@ -88,6 +89,12 @@ int run_exporter(const ExporterCommandOptions& options) {
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
   MetricsOptions metrics;
   metrics.raw_counters = !options.no_raw_counters;
+  auto raw_filter = RawCounterFilter::make(options.raw_filter);
+  if (!raw_filter) {
+    std::cerr << "rdmatop exporter: " << raw_filter.error().message << "\n";
+    return static_cast<int>(ReportExit::usage);
+  }
+  metrics.raw_filter = *raw_filter;
   metrics.version = RDMATOP_VERSION;
   ExporterService service(monitor, std::move(service_options), metrics);
   const Result<int> port = service.start();
@@ -123,6 +130,15 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
   add_probe_options(*cmd, options->probes);
   cmd->add_flag("--no-raw-counters", options->no_raw_counters,
                 "Do not expose the raw driver counters (rdma_raw_* families)");
+  cmd->add_option("--raw-counters", options->raw_filter.include,
+                  "Expose only the raw counters whose name matches this regular expression "
+                  "(whole name, ECMAScript syntax), e.g. 'rx_prio.*|pfc_.*'");
+  cmd->add_option("--raw-counters-exclude", options->raw_filter.exclude,
+                  "Then drop the raw counters whose name matches this regular expression");
+  cmd->add_flag("--raw-per-queue", options->raw_filter.per_queue,
+                "Also expose per-queue and per-channel ethtool statistics (rx3_bytes, "
+                "ch0_events, rx_queue_7_packets...): off by default, a many-queue NIC has "
+                "thousands");
   cmd->add_option("--demo", options->demo_scenario,
                   "Serve the fabric simulator playing this scenario in a loop instead of the "
                   "host (see `rdmatop demo --list`); one simulated tick per --interval");

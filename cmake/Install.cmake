@@ -45,6 +45,9 @@ install(FILES ${_dist}/completion/_rdmatop
 install(FILES ${_dist}/rules/rdmatop-rules.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/rdmatop/rules)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/prometheus/rdmatop-alerts.yaml
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rdmatop/prometheus)
+# The fleet rules run only in Prometheus, next to the exported pack (docs/rules.md).
+install(FILES ${PROJECT_SOURCE_DIR}/rules/fleet/fleet.yaml
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/rdmatop/prometheus RENAME rdmatop-fleet-alerts.yaml)
 install(FILES ${PROJECT_SOURCE_DIR}/deploy/grafana/rdmatop-dashboard.json
         DESTINATION ${CMAKE_INSTALL_DATADIR}/rdmatop/grafana)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/deploy/kubernetes/

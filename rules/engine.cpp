@@ -161,7 +161,11 @@ std::vector<RuleEvalError> RuleEngine::evaluate(History& history, Timestamp ts) 
                                        "applying rule labels"});
         result.clear();
       }
-      history.ingest(result, ts, "record\n" + gkey + "\n" + rule.name);
+      // One source per rule, not per recorded name: a group may record one name from several
+      // rules with different labels (Prometheus allows it), and each rule's samples must not
+      // mark the other's stale.
+      history.ingest(result, ts,
+                     "record\n" + gkey + "\n" + rule.name + "\n" + std::to_string(rule.line));
     }
   }
   return errors;

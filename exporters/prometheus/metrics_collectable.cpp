@@ -92,40 +92,43 @@ void add_canonical_series(const Report& report, FamilySet& out) {
 // opaque strings (spaces, brackets) and differ per driver and version, so they cannot be metric
 // names. They are "untyped": most are counters, but some drivers list gauges among them.
 void add_raw_map(const std::string& family, const std::string& help, const Labels& base,
-                 const std::string& key_label, const CounterMap& counters, FamilySet& out) {
+                 const std::string& key_label, const CounterMap& counters,
+                 const RawCounterFilter& filter, FamilySet& out) {
+  const bool ethtool_stats = key_label == "stat";
   for (const auto& [name, value] : counters) {
+    if (!filter.admits(name, ethtool_stats)) continue;
     Labels labels = base;
     labels.emplace_back(key_label, name);
     out.add(family, help, MetricType::Untyped, std::move(labels), static_cast<double>(value));
   }
 }
 
-void add_raw_counters(const Snapshot& snapshot, FamilySet& out) {
+void add_raw_counters(const Snapshot& snapshot, const RawCounterFilter& filter, FamilySet& out) {
   for (const DeviceSample& device : snapshot.devices) {
     add_raw_map("rdma_raw_device_hw_counters",
                 "Raw device-scope hw_counters of an RDMA device "
                 "(class/infiniband/<device>/hw_counters/<counter>), as the driver reports it.",
-                {{"device", device.name}}, "counter", device.hw_counters, out);
+                {{"device", device.name}}, "counter", device.hw_counters, filter, out);
     for (const PortSample& port : device.ports) {
       const Labels base{{"device", device.name}, {"port", std::to_string(port.port)}};
       add_raw_map("rdma_raw_port_hw_counters",
                   "Raw per-port hw_counters of an RDMA port "
                   "(class/infiniband/<device>/ports/<port>/hw_counters/<counter>).",
-                  base, "counter", port.hw_counters, out);
+                  base, "counter", port.hw_counters, filter, out);
       add_raw_map("rdma_raw_port_pma_counters",
                   "Raw IB PMA counters of an RDMA port "
                   "(class/infiniband/<device>/ports/<port>/counters/<counter>); *_data are "
                   "octets divided by 4.",
-                  base, "counter", port.counters, out);
+                  base, "counter", port.counters, filter, out);
     }
   }
   for (const NetdevSample& netdev : snapshot.netdevs) {
     add_raw_map("rdma_raw_ethtool_stats",
                 "Raw ethtool statistics (`ethtool -S`) of a netdev backing an RDMA port.",
-                {{"netdev", netdev.name}}, "stat", netdev.ethtool, out);
+                {{"netdev", netdev.name}}, "stat", netdev.ethtool, filter, out);
     add_raw_map("rdma_raw_netdev_statistics",
                 "Raw class/net/<netdev>/statistics/<statistic> of a netdev backing an RDMA port.",
-                {{"netdev", netdev.name}}, "statistic", netdev.statistics, out);
+                {{"netdev", netdev.name}}, "statistic", netdev.statistics, filter, out);
   }
 }
 
@@ -249,7 +252,7 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
     add_findings(report, out);
     add_rule_coverage(report, out);
     add_source_status(report.snapshot, out);
-    if (options.raw_counters) add_raw_counters(report.snapshot, out);
+    if (options.raw_counters) add_raw_counters(report.snapshot, options.raw_filter, out);
     out.add("rdmatop_snapshot_timestamp_seconds",
             "Wall-clock time of the snapshot the served values come from (Unix seconds).",
             MetricType::Gauge, {}, seconds_since_epoch(report.snapshot.wall));

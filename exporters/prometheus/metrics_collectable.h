@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/prometheus/raw_counter_filter.h"
 #include "exporters/report/report_model.h"
 
 namespace rdmatop {
@@ -26,8 +27,9 @@ struct PollStatus {
 };
 
 struct MetricsOptions {
-  bool raw_counters = true;  ///< also expose every raw driver counter (rdma_raw_*)
-  std::string version;       ///< rdmatop_build_info{version}
+  bool raw_counters = true;     ///< also expose the raw driver counters (rdma_raw_*)
+  RawCounterFilter raw_filter;  ///< which raw counters, when raw_counters is on
+  std::string version;          ///< rdmatop_build_info{version}
 };
 
 /// What a scrape serves: the latest Report (null before the first poll) and the poll status.

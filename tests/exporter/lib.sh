@@ -58,17 +58,25 @@ start_demo_exporter() {
   start_rdmatop_exporter "$bin" --demo "$scenario" "$@"
 }
 
-# start_prometheus [RULES_FILE]: a real Prometheus on a free loopback port, scraping the
-# exporter at $exporter_port and evaluating RULES_FILE (if given) every second; sets $prom_port
-# and $prom_pid. Its log is $work/prometheus.log.
+# start_prometheus [RULES_FILE...]: a real Prometheus on a free loopback port, scraping the
+# exporter at $exporter_port (or every port in the array $prom_targets, if set) and evaluating
+# the RULES_FILEs every second; sets $prom_port and $prom_pid. Its log is
+# $work/prometheus.log.
 start_prometheus() {
-  local rules=${1:-}
+  local rules targets port
   prom_port=$(free_port) || fail "no free port"
+  targets=""
+  for port in "${prom_targets[@]:-$exporter_port}"; do
+    targets+="${targets:+, }\"127.0.0.1:$port\""
+  done
   {
     printf 'global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n'
-    if [ -n "$rules" ]; then printf 'rule_files: ["%s"]\n' "$rules"; fi
+    if [ $# -gt 0 ]; then
+      printf 'rule_files:\n'
+      for rules in "$@"; do printf '  - "%s"\n' "$rules"; done
+    fi
     printf 'scrape_configs:\n  - job_name: rdmatop\n'
-    printf '    static_configs: [{targets: ["127.0.0.1:%s"]}]\n' "$exporter_port"
+    printf '    static_configs: [{targets: [%s]}]\n' "$targets"
   } >"$work/prometheus.yml"
   prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
     --web.listen-address="127.0.0.1:$prom_port" >"$work/prometheus.log" 2>&1 &

@@ -18,3 +18,6 @@ add_test(NAME exporter.probe_histogram
          COMMAND ${_exporter_dir}/probe_histogram_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.probe_histogram PROPERTIES LABELS exporter SKIP_RETURN_CODE 77
                      TIMEOUT 300)
+# Four demo exporters as one fleet under one real Prometheus with the fleet rules (issue #20).
+add_test(NAME exporter.fleet COMMAND ${_exporter_dir}/fleet_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(exporter.fleet PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)

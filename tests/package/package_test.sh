@@ -93,6 +93,7 @@ echo "ok: man pages for rdmatop and ${subcommands[*]}"
 echo "== completion, rules, deploy files, docs"
 for f in /usr/share/bash-completion/completions/rdmatop /usr/share/zsh/vendor-completions/_rdmatop \
          /usr/share/rdmatop/rules/rdmatop-rules.yaml /usr/share/rdmatop/prometheus/rdmatop-alerts.yaml \
+         /usr/share/rdmatop/prometheus/rdmatop-fleet-alerts.yaml \
          /usr/share/rdmatop/grafana/rdmatop-dashboard.json /usr/share/doc/rdmatop/LICENSE \
          /usr/share/doc/rdmatop/NOTICE /usr/share/doc/rdmatop/install.md \
          /usr/share/doc/rdmatop/exporter.md /lib/systemd/system/rdmatop-exporter.service; do

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Fleet-scope test (issue #20): the exported pack (`rdmatop rules export`) has no join or
+# Fleet-scope test (issue #20): the exported pack (`rdmatop rules export`) and the fleet rules
+# (rules/fleet/fleet.yaml) have no join or
 # aggregation that drops `instance` outside rules labelled scope: fleet, and the checker does
 # catch the known-bad forms of fleet_scope_bad_rules.yaml (5 findings, 2 allowed rules).
 # Usage: fleet_scope.sh RDMATOP CHECKER OUTDIR
@@ -8,7 +9,8 @@ cli=$1 checker=$2 out=$3
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 "$cli" rules export --format prometheus -o "$out/rdmatop-rules.yaml" || exit 1
-"$checker" "$out/rdmatop-rules.yaml" || { echo "FAIL: the exported pack drops instance"; exit 1; }
+"$checker" "$out/rdmatop-rules.yaml" "$here/../../rules/fleet/fleet.yaml" \
+  || { echo "FAIL: the exported pack or the fleet rules drop instance without scope: fleet"; exit 1; }
 bad=$("$checker" "$here/fleet_scope_bad_rules.yaml")
 rc=$?
 echo "$bad"

@@ -1,0 +1,64 @@
+#include "exporters/prometheus/raw_counter_filter.h"
+
+namespace rdmatop {
+
+namespace {
+
+Result<std::optional<std::regex>> compile(const std::string& pattern, const char* flag) {
+  if (pattern.empty()) return std::optional<std::regex>{};
+  try {
+    return std::optional<std::regex>{std::regex(pattern, std::regex::ECMAScript)};
+  } catch (const std::regex_error& e) {
+    return Error{
+        0, std::string(flag) + " '" + pattern + "': not a regular expression (" + e.what() + ")"};
+  }
+}
+
+}  // namespace
+
+bool is_per_queue_ethtool_stat(const std::string& name) {
+  // The per-queue name shapes of the drivers' ethtool string sets: mlx5e en_stats.c
+  // ("rx%d_", "tx%d_", "ch%d_", "rx%d_xsk_"), ice/virtio_net/ixgbe ("rx_queue_%u_",
+  // "tx_queue_%u_"), i40e ("rx-%u.", "tx-%u."), bnxt_en (per-ring "[%d]: " prefix).
+  static const std::regex shapes(
+      R"(((rx|tx|ch|xsk|rxq|txq)[0-9]+_.*)|((rx|tx)_queue_[0-9]+_.*)|((rx|tx)-[0-9]+\..*)|(\[[0-9]+\]: .*))");
+  return std::regex_match(name, shapes);
+}
+
+Result<RawCounterFilter> RawCounterFilter::make(const RawCounterFilterOptions& options) {
+  auto include = compile(options.include, "--raw-counters");
+  if (!include) return include.error();
+  auto exclude = compile(options.exclude, "--raw-counters-exclude");
+  if (!exclude) return exclude.error();
+  RawCounterFilter filter;
+  filter.options_ = options;
+  filter.include_ = std::move(include).value();
+  filter.exclude_ = std::move(exclude).value();
+  return filter;
+}
+
+RawCounterFilter::RawCounterFilter(const RawCounterFilter& other)
+    : options_(other.options_), include_(other.include_), exclude_(other.exclude_) {}
+
+RawCounterFilter& RawCounterFilter::operator=(const RawCounterFilter& other) {
+  if (this == &other) return *this;
+  options_ = other.options_;
+  include_ = other.include_;
+  exclude_ = other.exclude_;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  decisions_.clear();
+  return *this;
+}
+
+bool RawCounterFilter::admits(const std::string& name, bool ethtool_stat) const {
+  const std::string key = (ethtool_stat ? "e\n" : "o\n") + name;
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (const auto it = decisions_.find(key); it != decisions_.end()) return it->second;
+  bool keep = !(ethtool_stat && !options_.per_queue && is_per_queue_ethtool_stat(name));
+  if (keep && include_) keep = std::regex_match(name, *include_);
+  if (keep && exclude_) keep = !std::regex_match(name, *exclude_);
+  decisions_.emplace(key, keep);
+  return keep;
+}
+
+}  // namespace rdmatop
