@@ -4,6 +4,7 @@
 #include <charconv>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "collector/parse/sysfs_parse.h"
 
@@ -100,6 +101,45 @@ Result<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text) {
     for (std::uint32_t cpu = *first; cpu <= *last; ++cpu) cpus.push_back(cpu);
   }
   return cpus;
+}
+
+Result<ProcStat> parse_proc_stat(std::string_view text) {
+  const std::size_t close = text.rfind(')');
+  if (text.find('(') == std::string_view::npos || close == std::string_view::npos) {
+    return Error{EPROTO, "/proc/<pid>/stat: no (comm) field"};
+  }
+  // Fields after ")" are numbered from 3 (state) in proc(5).
+  std::vector<std::string_view> fields;
+  std::string_view rest = trim(text.substr(close + 1));
+  while (!rest.empty()) {
+    const std::size_t end = rest.find_first_of(" \n");
+    fields.push_back(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+  }
+  constexpr std::size_t kFirst = 3;
+  const auto field = [&](std::size_t index) -> std::optional<std::uint64_t> {
+    if (index - kFirst >= fields.size()) return std::nullopt;
+    return number<std::uint64_t>(fields[index - kFirst]);
+  };
+  constexpr std::size_t kUtime = 14, kStime = 15, kStart = 22, kVsize = 23, kRss = 24;
+  const auto utime = field(kUtime), stime = field(kStime), start = field(kStart),
+             vsize = field(kVsize), rss = field(kRss);
+  if (!utime || !stime || !start || !vsize || !rss) {
+    return Error{EPROTO, "/proc/<pid>/stat: fields 14, 15, 22-24 are not all numbers"};
+  }
+  return ProcStat{*utime, *stime, *start, *vsize, *rss};
+}
+
+Result<std::uint64_t> parse_proc_stat_boot_time(std::string_view text) {
+  std::optional<std::uint64_t> btime;
+  for_each_line(text, [&](std::string_view line) {
+    constexpr std::string_view kKey = "btime ";
+    if (!line.starts_with(kKey)) return true;
+    btime = number<std::uint64_t>(trim(line.substr(kKey.size())));
+    return false;
+  });
+  if (!btime) return Error{EPROTO, "/proc/stat: no btime line with a number"};
+  return *btime;
 }
 
 Result<ProcStatus> parse_proc_status(std::string_view text) {

@@ -43,6 +43,26 @@ struct ProcStatus {
 /// malformed (a bad field is an error rather than a silent absence, so it gets noticed).
 Result<ProcStatus> parse_proc_status(std::string_view text);
 
+/// The fields of /proc/<pid>/stat the exporter's process_* self-metrics use (fs/proc/array.c
+/// do_task_stat; field numbers of proc(5)).
+struct ProcStat {
+  std::uint64_t utime_ticks = 0;       ///< (14) user CPU time, clock ticks
+  std::uint64_t stime_ticks = 0;       ///< (15) system CPU time, clock ticks
+  std::uint64_t start_time_ticks = 0;  ///< (22) start time after boot, clock ticks
+  std::uint64_t vsize_bytes = 0;       ///< (23) virtual memory size
+  std::uint64_t rss_pages = 0;         ///< (24) resident set size, pages
+
+  bool operator==(const ProcStat&) const = default;
+};
+
+/// Errors: EPROTO when the line has no "(comm)" or too few fields, or a field used is not a
+/// number. The command name may hold spaces and parentheses: fields start after the last ')'.
+Result<ProcStat> parse_proc_stat(std::string_view text);
+
+/// The "btime N" line of /proc/stat: boot time in Unix seconds (fs/proc/stat.c show_stat).
+/// Errors: EPROTO when it is missing or not a number.
+Result<std::uint64_t> parse_proc_stat_boot_time(std::string_view text);
+
 /// The kernel's CPU list format ("%*pbl": "0-3,8,10-11", "" for none, trailing newline allowed)
 /// as sorted CPU numbers. Errors: EPROTO for anything else, a range running backwards, or a CPU
 /// number of kMaxCpus or more.

@@ -205,22 +205,33 @@ void add_rule_coverage(const Report& report, FamilySet& out) {
 }
 
 void add_source_status(const Snapshot& snapshot, FamilySet& out) {
-  // One (source, target) may be read more than once per tick; it is up only if every read was.
-  std::map<std::pair<std::string, std::string>, std::pair<bool, double>> merged;
+  // One (source, target) may be read more than once per tick; it is up only if every read was,
+  // and without data only if every read found the subsystem absent.
+  struct Merged {
+    bool up = true;
+    bool no_data = true;
+    double seconds = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Merged> merged;
   for (const SourceStatus& s : snapshot.sources) {
-    auto [it, inserted] = merged.try_emplace({s.source, s.target}, true, 0.0);
-    it->second.first = it->second.first && s.state != SourceState::error;
-    it->second.second += std::chrono::duration<double>(s.duration).count();
+    Merged& m = merged[{s.source, s.target}];
+    m.up = m.up && s.state != SourceState::error;
+    m.no_data = m.no_data && s.state == SourceState::no_data;
+    m.seconds += std::chrono::duration<double>(s.duration).count();
   }
   for (const auto& [key, status] : merged) {
     const Labels labels{{"source", key.first}, {"target", key.second}};
     out.add("rdmatop_source_up",
             "1 when the source was read without error in the last collection (no data, e.g. no "
             "devlink, counts as up), 0 on error.",
-            MetricType::Gauge, labels, status.first ? 1 : 0);
+            MetricType::Gauge, labels, status.up ? 1 : 0);
+    out.add("rdmatop_source_no_data",
+            "1 when the source's subsystem is absent on this host (no devlink, no RDMA device): "
+            "up, but nothing was there to read; 0 otherwise.",
+            MetricType::Gauge, labels, status.no_data ? 1 : 0);
     out.add("rdmatop_source_duration_seconds",
             "Time the last collection spent reading this source.", MetricType::Gauge, labels,
-            status.second);
+            status.seconds);
   }
 }
 
@@ -229,6 +240,23 @@ void add_self_metrics(const ExporterView& view, const MetricsOptions& options, F
           {{"version", options.version}}, 1);
   out.add("rdmatop_collections_total", "Collections (Monitor steps) completed by the poll loop.",
           MetricType::Counter, {}, static_cast<double>(view.poll.polls));
+  if (view.process) {
+    const ProcessMetrics& p = *view.process;
+    out.add("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
+            MetricType::Counter, {}, p.cpu_seconds);
+    out.add("process_resident_memory_bytes", "Resident memory size in bytes.", MetricType::Gauge,
+            {}, p.resident_bytes);
+    out.add("process_virtual_memory_bytes", "Virtual memory size in bytes.", MetricType::Gauge, {},
+            p.virtual_bytes);
+    if (p.open_fds) {
+      out.add("process_open_fds", "Number of open file descriptors.", MetricType::Gauge, {},
+              *p.open_fds);
+    }
+    out.add("process_max_fds", "Maximum number of open file descriptors.", MetricType::Gauge, {},
+            p.max_fds);
+    out.add("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+            MetricType::Gauge, {}, p.start_time_seconds);
+  }
   if (view.poll.polls == 0) return;
   out.add("rdmatop_collection_duration_seconds",
           "Time the last collection took: read every source, normalize, evaluate the rules.",
@@ -266,7 +294,9 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
 }
 
 ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options)
-    : view_(std::move(view)), options_(std::move(options)) {}
+    : view_(std::move(view)),
+      options_(std::move(options)),
+      proc_(make_directory_file_source("/proc")) {}
 
 std::vector<MetricFamily> ReportCollectable::Collect() const {
   ExporterView view = view_();
@@ -278,7 +308,9 @@ std::vector<MetricFamily> ReportCollectable::Collect() const {
     }
   }
   // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
-  // racing on a new collection may both build it, and both results are identical.
+  // racing on a new collection may both build it, and both results are identical but for the
+  // process metrics read a moment apart. A process metric that cannot be read is left out.
+  if (auto process = read_process_metrics(*proc_)) view.process = *process;
   auto families =
       std::make_shared<const std::vector<MetricFamily>>(build_metric_families(view, options_));
   const std::lock_guard<std::mutex> lock(mutex_);

@@ -11,9 +11,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "collector/source/file_source.h"
+#include "exporters/prometheus/process_metrics.h"
 #include "exporters/prometheus/raw_counter_filter.h"
 #include "exporters/report/report_model.h"
 
@@ -36,6 +39,7 @@ struct MetricsOptions {
 struct ExporterView {
   std::shared_ptr<const Report> report;
   PollStatus poll;
+  std::optional<ProcessMetrics> process;  ///< the exporter process itself (process_*)
 };
 
 /// Report -> metric families, sorted by family name. `view.report` may be null: then only the
@@ -47,6 +51,8 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
 /// thread-safe: scrapes call it concurrently and must never touch the kernel. The families are
 /// built once per collection (per published Report and poll count) and every scrape of that
 /// collection is served the cached families: building them was most of a scrape's time.
+/// Each rebuild also reads the exporter's own process metrics from /proc/self (a few small
+/// procfs reads, never sysfs or the NIC).
 class ReportCollectable : public prometheus::Collectable {
  public:
   ReportCollectable(std::function<ExporterView()> view, MetricsOptions options);
@@ -61,7 +67,8 @@ class ReportCollectable : public prometheus::Collectable {
 
   std::function<ExporterView()> view_;
   MetricsOptions options_;
-  mutable std::mutex mutex_;  // guards cached_
+  std::unique_ptr<FileSource> proc_;  ///< /proc, for process_*
+  mutable std::mutex mutex_;          // guards cached_
   mutable Cached cached_;
 };
 

@@ -163,4 +163,37 @@ TEST_CASE("parse_cpu_list rejects malformed and unbounded lists", "[procfs]") {
   }
 }
 
+TEST_CASE("procfs: /proc/<pid>/stat fields of the process self-metrics", "[procfs]") {
+  // A real line (cat on Linux 6.x, read from /proc/self/stat), and the same with a command
+  // name holding spaces and parentheses, which the kernel prints unescaped.
+  const std::string rest =
+      " R 25299 25299 2723 0 -1 4194304 98 0 0 0 7 3 0 0 20 0 1 0 1385787 3133440 388 "
+      "18446744073709551615 94698471968768 94698471988649 140725840535872 0 0 0 0 0 0 0 0 0 17 "
+      "0 0 0 0 0 0 94698472004656 94698472006272 94699354947584 140725840538242 "
+      "140725840538262 140725840538262 140725840539627 0\n";
+  for (const std::string comm : {"(cat)", "(tmux: server (1))"}) {
+    const auto stat = parse_proc_stat("25302 " + comm + rest);
+    REQUIRE(stat.ok());
+    CHECK(stat->utime_ticks == 7);
+    CHECK(stat->stime_ticks == 3);
+    CHECK(stat->start_time_ticks == 1385787);
+    CHECK(stat->vsize_bytes == 3133440);
+    CHECK(stat->rss_pages == 388);
+  }
+  CHECK_FALSE(parse_proc_stat("25302 cat R 1 2 3").ok());
+  CHECK_FALSE(parse_proc_stat("25302 (cat) R 1 2 3\n").ok());  // truncated
+  std::string bad_utime = rest;
+  bad_utime.replace(bad_utime.find(" 7 3 "), 5, " x 3 ");
+  CHECK_FALSE(parse_proc_stat("25302 (cat)" + bad_utime).ok());
+}
+
+TEST_CASE("procfs: boot time from /proc/stat", "[procfs]") {
+  const auto btime = parse_proc_stat_boot_time(
+      "cpu  1 2 3 4 5 6 7 0 0 0\nintr 1 2\nctxt 3\nbtime 1764590000\nprocesses 9\n");
+  REQUIRE(btime.ok());
+  CHECK(*btime == 1764590000);
+  CHECK_FALSE(parse_proc_stat_boot_time("cpu  1 2 3\n").ok());
+  CHECK_FALSE(parse_proc_stat_boot_time("btime soon\n").ok());
+}
+
 }  // namespace rdmatop

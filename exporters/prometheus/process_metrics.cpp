@@ -1,0 +1,35 @@
+#include "exporters/prometheus/process_metrics.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "collector/parse/procfs_process_parse.h"
+
+namespace rdmatop {
+
+Result<ProcessMetrics> read_process_metrics(const FileSource& proc) {
+  const auto stat_text = proc.read("self/stat");
+  if (!stat_text) return stat_text.error();
+  const auto stat = parse_proc_stat(*stat_text);
+  if (!stat) return stat.error();
+  const auto system_text = proc.read("stat");
+  if (!system_text) return system_text.error();
+  const auto boot = parse_proc_stat_boot_time(*system_text);
+  if (!boot) return boot.error();
+
+  // Clock ticks and page size as the kernel exports them to user space (proc(5)).
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+  ProcessMetrics m;
+  m.cpu_seconds = static_cast<double>(stat->utime_ticks + stat->stime_ticks) / ticks;
+  m.resident_bytes = static_cast<double>(stat->rss_pages) * page;
+  m.virtual_bytes = static_cast<double>(stat->vsize_bytes);
+  m.start_time_seconds =
+      static_cast<double>(*boot) + static_cast<double>(stat->start_time_ticks) / ticks;
+  if (const auto fds = proc.list("self/fd")) m.open_fds = static_cast<double>(fds->size());
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0) m.max_fds = static_cast<double>(limit.rlim_cur);
+  return m;
+}
+
+}  // namespace rdmatop
