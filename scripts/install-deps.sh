@@ -19,6 +19,9 @@ packages=(
   # of the installed unit (systemd), the zsh completion run by zsh, the manifests parsed by
   # python3-yaml (tests/exporter/deploy_test.sh)
   help2man dpkg-dev man-db systemd zsh python3-yaml
+  # the documented TLS recipe (tests/exporter/tls_proxy_test.sh): stunnel in front of the
+  # exporter, a certificate made by the openssl command
+  stunnel4 openssl
 )
 # The Soft-RoCE VM harness keeps its own list (tests/vm/packages.txt).
 if [ -f "$here/tests/vm/packages.txt" ]; then

@@ -21,3 +21,6 @@ set_tests_properties(exporter.probe_histogram PROPERTIES LABELS exporter SKIP_RE
 # Four demo exporters as one fleet under one real Prometheus with the fleet rules (issue #20).
 add_test(NAME exporter.fleet COMMAND ${_exporter_dir}/fleet_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.fleet PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The documented TLS recipe: stunnel in front of the exporter, Prometheus over https.
+add_test(NAME exporter.tls_proxy COMMAND ${_exporter_dir}/tls_proxy_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(exporter.tls_proxy PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)
