@@ -1,5 +1,5 @@
 // class/infiniband -> DeviceSample/PortSample. Layout and formats: drivers/infiniband/core/
-// sysfs.c (roce-domain.md §1). One SourceStatus per device ("mlx5_0") and per port
+// sysfs.c (docs/domain.md#sysfs-formats). One SourceStatus per device ("mlx5_0") and per port
 // ("mlx5_0/1"), source "sysfs"; the error policy lives in SysfsObjectReader.
 #include <algorithm>
 #include <cerrno>
@@ -357,7 +357,8 @@ class DeviceCollector {
 
   // The GID table names the port's netdev authoritatively (also for bonds and rxe). Without a
   // populated entry, a single-port PCI device's device/net/ can still name it
-  // (roce-domain.md §1.6); with several entries (switchdev) there is no way to choose.
+  // (docs/domain.md#finding-the-netdev); with several entries (switchdev) there is no way to
+  // choose.
   std::string port_netdev(const PortSample& port, std::size_t port_count) {
     for (const auto& gid : port.gids) {
       if (!gid.netdev.empty()) return gid.netdev;

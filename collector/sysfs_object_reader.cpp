@@ -12,7 +12,7 @@ constexpr std::size_t max_listed_problems = 8;
 bool is_benign_errno(int code) {
   // EINVAL: PMA MAD failed on current kernels, unpopulated GID attrs, rate of an unknown width;
   // EOPNOTSUPP: the driver does not implement the attribute; ENOSYS: no MAD support
-  // (drivers/infiniband/core/sysfs.c show_pma_counter/get_perf_mad; roce-domain.md §1.5).
+  // (drivers/infiniband/core/sysfs.c show_pma_counter/get_perf_mad; docs/domain.md#pma-counters).
   return code == EINVAL || code == EOPNOTSUPP || code == ENOSYS;
 }
 

@@ -1,7 +1,7 @@
 // When to send which probe: each stream (target x transport x traffic class) probes at its own
 // rate with jitter (so thousands of targets do not fire in lockstep), a global token bucket caps
 // the total, and payload sizes rotate per stream (small, about one MTU, several MTUs: some loss
-// hits only large packets; see ../shared/reference/landscape.md, Aegis). The clock is injected
+// hits only large packets: Aegis, NSDI'25; docs/domain.md#probe-sizes). The clock is injected
 // so the tests step time instead of sleeping.
 #pragma once
 

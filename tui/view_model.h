@@ -1,6 +1,6 @@
 // The TUI's view model: PURE functions from a Report (plus a short history of earlier Reports)
 // and the UI state to rows of cells with colour classes. No terminal here (btop's collect ->
-// draw split, code-models §1.5), so every decision the screen shows is unit-tested.
+// draw split, github.com/aristocratos/btop), so every decision the screen shows is unit-tested.
 #pragma once
 
 #include <cstddef>

@@ -1,6 +1,6 @@
 // The data model every output reads: one immutable Snapshot per tick, all sources merged.
 //
-// Rules of the model (see docs/design notes in README and ../shared/docs/design.md):
+// Rules of the model:
 //  * every value is kept under its raw source name (the sysfs file name, the ethtool string);
 //  * a counter the driver does not have is absent from its map, never 0;
 //  * each source reports its own status (ok / no data / error + message) and duration, so one

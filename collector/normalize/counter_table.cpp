@@ -25,7 +25,7 @@ constexpr FixedLabel kResponder{"side", "responder"};
 constexpr FixedLabel kWarning{"level", "warning"};
 constexpr FixedLabel kError{"level", "error"};
 constexpr double kMicro = 1e-6;  // µs -> seconds
-constexpr double kPmaData = 4;   // PMA *_data count octets / 4 (roce-domain.md §1.5)
+constexpr double kPmaData = 4;   // PMA *_data count octets / 4 (docs/domain.md#pma-counters)
 
 constexpr SeriesKind kCounter = SeriesKind::counter;
 constexpr SeriesKind kGauge = SeriesKind::gauge;
@@ -210,7 +210,7 @@ constexpr MetricInfo kMetrics[] = {
 constexpr CounterRow kRows[] = {
     // ---- Traffic -------------------------------------------------------------------------
     // mlx5: PMA data = (RDMA unicast + multicast octets) >> 2, RoCE only (mlx5/mad.c
-    // pma_cnt_ext_assign, roce-domain.md §1.5); PMA legacy counters saturate, extended are
+    // pma_cnt_ext_assign; docs/domain.md#pma-counters); PMA legacy counters saturate, extended are
     // 64-bit. Fallback: the same vport RDMA counters via ethtool (mlx5e en_stats.c vport
     // group), then the optional netlink-only flow counters (mlx5/counters.c packets_op_cnts).
     {"rdma_bytes_total", mlx5, pma, "port_rcv_data", kRx, kPmaData},
@@ -263,7 +263,7 @@ constexpr CounterRow kRows[] = {
 
     // ---- PFC -----------------------------------------------------------------------------
     // mlx5e per_prio PFC group: only for PFC-enabled priorities; duration in µs; transition is
-    // rx only (en_stats.c, mlx5 counters.rst; roce-domain.md §3.1).
+    // rx only (en_stats.c, mlx5 counters.rst; docs/domain.md#ethtool-statistics).
     {"rdma_pfc_pause_frames_total", mlx5, ethtool, "rx_prio{p}_pause", kRx},
     {"rdma_pfc_pause_frames_total", mlx5, ethtool, "tx_prio{p}_pause", kTx},
     {"rdma_pfc_pause_seconds_total", mlx5, ethtool, "rx_prio{p}_pause_duration", kRx, kMicro},
@@ -306,7 +306,7 @@ constexpr CounterRow kRows[] = {
     // ---- ECN / CNP -----------------------------------------------------------------------
     // mlx5 congestion counters, 64-bit (mlx5/counters.c cong_cnts, commit e1f24a79), then the
     // optional netlink-only flow counters. bnxt_re ext counters, u64 (hw_counters.c). irdma
-    // gen2: cnp* are 32-bit, RxECNMrkd 64-bit (irdma/verbs.c). roce-domain.md §2.2/§2.3/§6.3.
+    // gen2: cnp* are 32-bit, RxECNMrkd 64-bit (irdma/verbs.c). docs/domain.md#dcqcn.
     {"rdma_ecn_marked_packets_total", mlx5, hw, "np_ecn_marked_roce_packets"},
     {"rdma_ecn_marked_packets_total", mlx5, dev_hw, "np_ecn_marked_roce_packets"},
     {"rdma_ecn_marked_packets_total", mlx5, hw, "cc_rx_ce_pkts"},
@@ -336,9 +336,10 @@ constexpr CounterRow kRows[] = {
 
     // ---- Transport -----------------------------------------------------------------------
     // mlx5 Q-counters are 32-bit hardware fields read as be32 (mlx5/counters.c
-    // mlx5_ib_query_q_counters; roce-domain.md §1.4/§2.1). bnxt_re u64 (hw_counters.c). rxe
+    // mlx5_ib_query_q_counters; docs/domain.md#counter-widths). bnxt_re u64 (hw_counters.c). rxe
     // atomic64 (rxe_hw_counters.c). irdma names with spaces come from the gen3 series (2025),
-    // width not verified (irdma/verbs.c irdma_hw_stat_descs). Semantics per §6.4.
+    // width not verified (irdma/verbs.c irdma_hw_stat_descs). Semantics:
+    // docs/domain.md#transport-errors.
     {"rdma_ack_timeouts_total", mlx5, hw, "local_ack_timeout_err", kNone, 1, 32},
     {"rdma_ack_timeouts_total", mlx5, dev_hw, "local_ack_timeout_err", kNone, 1, 32},
     {"rdma_ack_timeouts_total", bnxt_re, hw, "to_retransmits"},

@@ -72,7 +72,7 @@ constexpr std::array<HostConfigMetricInfo, 22> kInfos{{
 
 /// IEEE_8021QAZ_APP_SEL_DSCP (include/uapi/linux/dcbnl.h): the APP entry's protocol is a DSCP.
 constexpr std::uint8_t kAppSelectorDscp = 5;
-/// mlx5's value for PFC_STORM_PREVENTION_AUTO (roce-domain.md §5.1).
+/// mlx5's value for PFC_STORM_PREVENTION_AUTO (en_ethtool.c MLX5E_PFC_PREVEN_AUTO_TOUT_MSEC).
 constexpr double kAutoSeconds = 0.1;
 constexpr std::uint16_t kAuto = 0xffff;
 constexpr double kMillisecondsPerSecond = 1e3;
@@ -138,7 +138,7 @@ void add_devlink(const DeviceSample& device, std::vector<Series>& out) {
                   {"driver", info.driver},
                   {"running", running->second},
                   {"source", "devlink"}};
-    // The board identity firmware images are built for (roce-domain.md §6.7: version skew is
+    // The board identity firmware images are built for (docs/domain.md#firmware: version skew is
     // judged among devices of one PSID). Only a fixed fw.psid (mlx5) names the board; other
     // drivers use the name for a versioned parameter set, so it is not taken from running.
     if (const auto psid = info.fixed.find("fw.psid"); psid != info.fixed.end()) {

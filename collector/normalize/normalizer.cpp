@@ -292,7 +292,7 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
 }
 
 /// mlx5e emits rx_prio{p}_pause only for priorities with PFC enabled (pfc_en_tx | pfc_en_rx;
-/// en_stats.c per_prio PFC group, roce-domain.md §3.1), so their presence IS the PFC config.
+/// en_stats.c per_prio PFC group, mlx5 counters.rst), so their presence IS the PFC config.
 /// rx_prio0_bytes is always emitted (per_prio traffic group): its presence proves the string
 /// set was read, so a missing pause string means "disabled", not "unknown". The configured
 /// value from DCB netlink replaces this inference where it was read (host_config_series.cpp).

@@ -31,7 +31,7 @@ Rate compute_rate(const std::optional<CounterPoint>& prev, const std::optional<C
   if (cur->value >= prev->value) return Rate{RateState::ok, (cur->value - prev->value) / seconds};
 
   // The value went down. Only a counter of known width whose previous value was in the upper
-  // half of its range can have wrapped (roce-domain.md §6: x_prev > 2^31 for 32-bit); a small
+  // half of its range can have wrapped (docs/domain.md#wrap-and-reset: > 2^31 for 32-bit); a small
   // value going down was reset (driver reload, firmware reset) and must not become a rate.
   const bool can_wrap = std::isfinite(wrap_modulus) && wrap_modulus > 0;
   if (can_wrap && prev->value > wrap_modulus / 2) {

@@ -2,7 +2,8 @@
 // (DEVLINK_CMD_INFO_GET, what `devlink dev info` sends; DEVLINK_CMD_HEALTH_REPORTER_GET, what
 // `devlink health show` sends) and parsing the kernel's replies. Pure functions over bytes; the
 // socket lives in collector/source/devlink_source.cpp. Facts: include/uapi/linux/devlink.h,
-// net/devlink/{dev.c,health.c} (torvalds/linux), iproute2 devlink/devlink.c; roce-domain.md §5.3.
+// net/devlink/{dev.c,health.c} (torvalds/linux), iproute2 devlink/devlink.c;
+// docs/domain.md#devlink.
 //
 // A reply is every byte received for one request, datagrams concatenated, ending in NLMSG_DONE
 // (or an ACK). Unknown attributes are ignored, PAD skipped, the types of known ones validated;

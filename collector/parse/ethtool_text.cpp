@@ -1,6 +1,6 @@
 // Parsers for `ethtool -S`, `ethtool -i` and `ethtool -I -a` text. The formats are the ones the
 // ethtool 6.x CLI prints [src: ethtool.c do_gstats / dump_drvinfo, netlink/pause.c
-// pause_reply_cb] (roce-domain.md §3.2, §3.3):
+// pause_reply_cb] (docs/domain.md#ethtool-statistics):
 //   -S : "NIC statistics:\n" then one "     %.*s: %llu\n" line per ETH_SS_STATS string;
 //   -i : "driver: %s\n", "version: %s\n", "firmware-version: %s\n", ... "bus-info: %s\n";
 //   -a : "Pause parameters for %s:\n", "Autonegotiate:\t%s\n", "RX:\t\t%s\n", "TX:\t\t%s\n",

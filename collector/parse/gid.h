@@ -1,6 +1,6 @@
 // GID classification. sysfs prints GIDs as 8 groups of 4 lowercase hex digits ("%pI6",
-// roce-domain.md §1.2). RoCE v2 is routable only with an IPv4-mapped or a global IPv6
-// address; link-local entries are not (roce-domain.md §6.8).
+// drivers/infiniband/core/sysfs.c). RoCE v2 is routable only with an IPv4-mapped or a global
+// IPv6 address; link-local entries are not (RFC 4291; docs/domain.md#gid-routability).
 #pragma once
 
 #include <optional>

@@ -1,7 +1,8 @@
 // RDMA netlink (NETLINK_RDMA, the "nldev" client): building the requests rdmatop sends and
 // parsing the kernel's replies. Not generic netlink: each message is an nlmsghdr with type
-// RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd) followed directly by attributes (roce-domain.md §4;
-// kernel drivers/infiniband/core/nldev.c; iproute2 rdma/dev.c, link.c, stat.c, res.c).
+// RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd) followed directly by attributes
+// (docs/domain.md#rdma-netlink; kernel drivers/infiniband/core/nldev.c; iproute2 rdma/dev.c,
+// link.c, stat.c, res.c).
 // Pure functions over bytes; the socket lives in collector/source/rdma_netlink_source.cpp.
 //
 // A reply is every byte received for one request, datagrams concatenated: a dump ends with

@@ -1,6 +1,6 @@
 // Pure parsers for the attribute files of /sys/class/infiniband and /sys/class/net.
 // Formats are the kernel's printf strings (drivers/infiniband/core/sysfs.c, net/core/net-sysfs.c;
-// see ../shared/reference/roce-domain.md §1). Every parser takes the file's bytes exactly as read
+// docs/domain.md#sysfs-formats). Every parser takes the file's bytes exactly as read
 // and returns a clear Error (code 0, the offending text escaped and truncated) on anything else:
 // the bytes come from the kernel, a fixture tree or a simulator, and none of them is trusted.
 #pragma once

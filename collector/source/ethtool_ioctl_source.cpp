@@ -246,7 +246,7 @@ class IoctlEthtoolSource final : public EthtoolSource {
   Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname) override {
     // The kernel checks id/type/len first (ethtool_tunable_valid: u16), then EOPNOTSUPP for a
     // driver without get_tunable or without this tunable (mlx5 also needs the PFC stall
-    // capabilities, roce-domain.md §5.1) [src: net/ethtool/ioctl.c get_tunable].
+    // capabilities, docs/domain.md#storm-prevention) [src: net/ethtool/ioctl.c get_tunable].
     return calls_.tunable_u16(ifname, ETHTOOL_PFC_PREVENTION_TOUT);
   }
 

@@ -70,7 +70,7 @@ std::uint64_t count(const PortState& port, const char* counter) {
              : static_cast<std::uint64_t>(std::floor(it->second));
 }
 
-/// mlx5 (mlx5/core/devlink.c mlx5_devlink_info_get, RECALLED; roce-domain.md §5.4): the PSID as
+/// mlx5 (mlx5/core/devlink.c mlx5_devlink_info_get; devlink/mlx5.rst): the PSID as
 /// a fixed version, fw.version (and its generic alias "fw") running and stored.
 void mlx5_info(nlmsghdr* nlh, const PortState& port) {
   const std::string running = running_fw(port);
@@ -143,7 +143,7 @@ std::vector<std::uint8_t> render_devlink_health_reply(const HostModel& host, std
   constexpr std::uint8_t kCmd = DEVLINK_CMD_HEALTH_REPORTER_GET;
   for (const PortState& port : host.ports) {
     if (port.spec.kind == NicKind::rxe || !port.conditions.devlink) continue;
-    // bnxt_en registers one "fw" reporter; mlx5 core "fw" and "fw_fatal" (roce-domain.md §5.3).
+    // bnxt_en registers one "fw" reporter; mlx5 core "fw" and "fw_fatal" (docs/domain.md#devlink).
     reply.message(
         kCmd, [&](nlmsghdr* nlh) { put_reporter(nlh, port, "fw", "fw_errors", "fw_recovers"); });
     if (port.spec.kind == NicKind::mlx5) {

@@ -12,12 +12,13 @@ constexpr double kBitsPerByte = 8;
 constexpr double kEthernetShare = 0.01;
 constexpr double kEthernetFrameBytes = 800;
 // A PFC frame pauses for at most 65535 quanta of 512 bit times; a NIC holding XOFF refreshes
-// before expiry, here at half the maximum (roce-domain.md §6.1: ~1e3-1e4 frames/s at 100G).
+// before expiry, here at half the maximum (docs/domain.md#pause-occupancy: ~1e3-1e4 frames/s
+// at 100G).
 constexpr double kPauseQuantaBits = 65535.0 * 512.0;
 // Average length of one XOFF episode under light congestion, for XOFF->XON transitions.
 constexpr double kPauseEpisodeS = 100e-6;
 // The DCQCN notification point sends at most one CNP per flow per 50 µs (Zhu et al. 2015,
-// roce-domain.md §6.3): a CNP per CE mark up to that limit, for this many active flows.
+// docs/domain.md#dcqcn): a CNP per CE mark up to that limit, for this many active flows.
 constexpr double kActiveFlows = 16;
 constexpr double kCnpIntervalS = 50e-6;
 // RDMA WRITE messages of 64 KiB and READ of 16 KiB dominate the simulated application mix.
@@ -35,7 +36,8 @@ constexpr const char* kMlx5Psid = "MT_0000000012";
 
 std::vector<PortSpec> default_host() {
   std::vector<PortSpec> ports;
-  // ConnectX-6 Dx, PCI 15b3:101d, firmware 22.x (roce-domain.md §1.1): one ib device per port.
+  // ConnectX-6 Dx, PCI 15b3:101d, firmware 22.x (docs/domain.md#simulator-models): one ib device
+  // per port.
   ports.push_back(PortSpec{NicKind::mlx5, "mlx5_0", 1, "ens1f0np0", "0000:3b:00.0",
                            "pci0000:3a/0000:3a:00.0", "b8:59:9f:a1:b2:c4", "192.168.100.1", 2, 100,
                            "22.39.1002", "rdmatop-demo mlx5_0", kMlx5Psid, "MT2210X01234", 0});

@@ -160,7 +160,7 @@ const std::map<std::string, Setter, std::less<>>& setters() {
       {"health_recovers", flag(&PortConditions::health_recovers)},
       {"devlink", flag(&PortConditions::devlink)},
       // mlx5 set_pfc_prevention_tout: at most 8000 ms, or 65535 (PFC_STORM_PREVENTION_AUTO);
-      // 0 disables (roce-domain.md §5.1).
+      // 0 disables (en_ethtool.c; docs/domain.md#storm-prevention).
       {"pfc_storm_prevention_ms",
        integer(
            &PortConditions::pfc_storm_prevention_ms,

@@ -66,7 +66,7 @@ class SimulatedEthtoolSource final : public EthtoolSource {
   Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname) override {
     for (const PortState& port : host_.ports) {
       // ConnectX-6 Dx has the PCAM pfcc_mask and stall_detect bits the tunable needs
-      // (roce-domain.md §5.1); bnxt_en and virtio_net have no such tunable.
+      // (docs/domain.md#storm-prevention); bnxt_en and virtio_net have no such tunable.
       if (port.spec.netdev == ifname && port.spec.kind == NicKind::mlx5) {
         return port.conditions.pfc_storm_prevention_ms;
       }

@@ -17,7 +17,8 @@ constexpr const char* kZeroGid = "0000:0000:0000:0000:0000:0000:0000:0000";
 constexpr int kGidFiles = 8;  // a real mlx5 table has 255 entries; 8 files are enough here
 
 // ------------------------------------------------------------------------------------------
-// Small text helpers (formats: roce-domain.md §1, fixture generator make_fixture_hosts.py)
+// Small text helpers (formats: docs/domain.md#sysfs-formats, fixture generator
+// make_fixture_hosts.py)
 // ------------------------------------------------------------------------------------------
 std::vector<int> mac_bytes(const std::string& mac) {
   std::vector<int> out;
@@ -157,7 +158,7 @@ void port_attrs(Builder& b, const std::string& p, const PortState& port) {
   const bool up = port.conditions.link_up;
   const bool rxe = port.spec.kind == NicKind::rxe;
   // mlx5_query_port_roce / bnxt_re: ACTIVE + LinkUp with carrier, else DOWN + Disabled; with no
-  // operational PTYS mode mlx5 keeps its 4X QDR default rate (roce-domain.md §1.2, §1.3). rxe
+  // operational PTYS mode mlx5 keeps its 4X QDR default rate (docs/domain.md#port-rate). rxe
   // derives its rate from the netdev's speed (ib_get_eth_speed: 10 GbE is 1X FDR10).
   b.line(p + "/state", up ? "4: ACTIVE" : "1: DOWN");
   b.line(p + "/phys_state", up ? "5: LinkUp" : "3: Disabled");
@@ -173,7 +174,7 @@ void port_attrs(Builder& b, const std::string& p, const PortState& port) {
   b.line(p + "/sm_sl", "0");
   b.line(p + "/cap_mask", rxe ? "0x00010000" : "0x04010000");
   b.line(p + "/pkeys/0", "0xffff");
-  // Every address gets a v1 and a v2 entry, link-local first (roce-domain.md §1.2); rxe
+  // Every address gets a v1 and a v2 entry, link-local first (docs/domain.md#gid-table); rxe
   // supports RoCE v2 only. Unpopulated gid_attrs entries fail with EINVAL on a real kernel;
   // here they are absent.
   const std::string ll = link_local_gid(port.spec.mac);
@@ -262,8 +263,8 @@ std::string info_text(const char* driver, const std::string& fw, const std::stri
 }
 
 // ------------------------------------------------------------------------------------------
-// mlx5 (ConnectX-6 Dx): mlx5/counters.c, mlx5/mad.c, mlx5e en_stats.c (roce-domain.md §2.1,
-// §3.1). Q-counters are 32-bit; congestion and PPCNT counters 64-bit.
+// mlx5 (ConnectX-6 Dx): mlx5/counters.c, mlx5/mad.c, mlx5e en_stats.c
+// (docs/domain.md#counter-widths). Q-counters are 32-bit; congestion and PPCNT counters 64-bit.
 // ------------------------------------------------------------------------------------------
 Pairs mlx5_hw_counters(const Counters& c) {
   return {
@@ -490,8 +491,8 @@ void mlx5_port(Builder& b, const PortState& port) {
 }
 
 // ------------------------------------------------------------------------------------------
-// bnxt_re / bnxt_en (BCM57508): bnxt_re/hw_counters.c (u64), bnxt_ethtool.c (roce-domain.md
-// §2.2, §3.4). RoCE on CoS 1, kernel traffic on CoS 0.
+// bnxt_re / bnxt_en (BCM57508): bnxt_re/hw_counters.c (u64), bnxt_ethtool.c
+// (docs/domain.md#counter-widths). RoCE on CoS 1, kernel traffic on CoS 0.
 // ------------------------------------------------------------------------------------------
 Pairs bnxt_re_counters(const Counters& c) {
   const std::uint64_t rx = c("rdma_rx_packets"), tx = c("rdma_tx_packets");
@@ -637,7 +638,7 @@ void bnxt_port(Builder& b, const PortState& port) {
 
 // ------------------------------------------------------------------------------------------
 // rxe (Soft-RoCE) over virtio_net: drivers/infiniband/sw/rxe (rxe_hw_counters.c, atomic64;
-// roce-domain.md §1.2, §2.4), as in the fixture generator's rxe host. No PFC, no DCQCN, no PMA.
+// docs/domain.md#gid-table), as in the fixture generator's rxe host. No PFC, no DCQCN, no PMA.
 // ------------------------------------------------------------------------------------------
 Pairs rxe_counters(const Counters& c) {
   return {

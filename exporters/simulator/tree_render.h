@@ -19,8 +19,8 @@ struct TreeImage {
 TreeImage render_host(const HostModel& host);
 
 /// A model counter as the driver prints it: truncated to an integer and, for 32-bit hardware
-/// counters, modulo 2^32 (mlx5 Q-counters, roce-domain.md §2.1; collector/normalize/
-/// counter_table.cpp widths).
+/// counters, modulo 2^32 (mlx5 Q-counters, docs/domain.md#counter-widths;
+/// collector/normalize/counter_table.cpp widths).
 std::uint64_t printed_value(double total, int width_bits);
 
 }  // namespace rdmatop::sim
