@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Helpers for the checks that run inside the rxe VM (sourced). Every process costs ~50 ms under
-# TCG (softroce-vm.md pitfall 8), so these avoid per-item loops of external commands.
+# TCG (docs/vm.md#recipe-pitfalls, item 5), so these avoid per-item loops of external commands.
 
 fail() {
   echo "FAIL: $*" >&2

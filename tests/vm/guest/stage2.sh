@@ -6,7 +6,7 @@
 # In: RXE_VM_NAME (a|b) and RXE_VM_WORKDIR from the kernel command line; everything else from
 # $RXE_VM_WORKDIR/vm-$RXE_VM_NAME/vm.env, written by rxe-run with printf %q (same bash on both
 # sides, so arrays round-trip exactly).
-# Process spawning costs ~50 ms under TCG (softroce-vm.md pitfall 8): ip and rdma run in batch
+# Process spawning costs ~50 ms under TCG (docs/vm.md#recipe-pitfalls): ip and rdma run in batch
 # mode, and the GID table is read with one awk per poll, never one process per entry.
 set -uo pipefail
 

@@ -6,7 +6,7 @@
 # The guest kernel is a stock Debian kernel package: `apt-get download` + `dpkg-deb -x` into a
 # cache, then `depmod -b`. Nothing is installed on the host and no package scripts run, so this
 # works as non-root. Kept per kernel: the ELF vmlinux (PVH boot: no BIOS, no self-decompression,
-# ~3 s faster under TCG, softroce-vm.md pitfall 12), the modules the VM loads, in insmod order,
+# ~3 s faster under TCG, docs/vm.md#recipe-pitfalls), the modules the VM loads, in insmod order,
 # and the initramfs images built from them. The unpacked package (~400 MB) is deleted again.
 #
 # Layout: $VM_CACHE/debs/<pkg>_<ver>_amd64.deb
