@@ -282,7 +282,8 @@ constexpr CounterRow kRows[] = {
 
     // ---- 802.3x global pause -------------------------------------------------------------
     // mlx5e per_prio global group, only when global pause is enabled (en_stats.c). The
-    // *_pause_ctrl_phy counters are NOT used: on mlx5 they may include PFC frames (§3.1).
+    // *_pause_ctrl_phy counters are NOT used: on mlx5 they may include PFC frames
+    // (docs/domain.md#ethtool-statistics).
     {"rdma_global_pause_frames_total", mlx5, ethtool, "rx_global_pause", kRx},
     {"rdma_global_pause_frames_total", mlx5, ethtool, "tx_global_pause", kTx},
     {"rdma_global_pause_seconds_total", mlx5, ethtool, "rx_global_pause_duration", kRx, kMicro},
@@ -294,9 +295,9 @@ constexpr CounterRow kRows[] = {
     {"rdma_global_pause_frames_total", irdma, ethtool, "link_xoff_tx.nic", kTx},
 
     // ---- Pause storm ---------------------------------------------------------------------
-    // mlx5 PPCNT device_stall_minor/critical_watermark_cnt (en_stats.c, §5.1). bnxt's
+    // mlx5 PPCNT device_stall_minor/critical_watermark_cnt (en_stats.c, en_ethtool.c). bnxt's
     // continuous RoCE pause events are vendor-defined; we do not know that the NIC stopped
-    // sending pause, so they count as warnings (§6.1).
+    // sending pause, so they count as warnings (docs/domain.md#pfc-storms).
     {"rdma_pause_storm_events_total", mlx5, ethtool, "tx_pause_storm_warning_events", kWarning},
     // Older kernels spelled this string with a trailing space (en_stats.c, since fixed).
     {"rdma_pause_storm_events_total", mlx5, ethtool, "tx_pause_storm_warning_events ", kWarning},
@@ -398,7 +399,8 @@ constexpr CounterRow kRows[] = {
 
     // ---- Drops ---------------------------------------------------------------------------
     // RDMA out_of_buffer (mlx5 basic Q-counter, 32-bit; bnxt_re ext) is a different counter
-    // from the Ethernet rx_out_of_buffer Q-counter (mlx5e qcnt group, 32-bit). §2.1, §3.1.
+    // from the Ethernet rx_out_of_buffer Q-counter (mlx5e qcnt group, 32-bit).
+    // docs/domain.md#counter-widths.
     {"rdma_out_of_buffer_total", mlx5, hw, "out_of_buffer", kNone, 1, 32},
     {"rdma_out_of_buffer_total", mlx5, dev_hw, "out_of_buffer", kNone, 1, 32},
     {"rdma_out_of_buffer_total", bnxt_re, hw, "rx_out_of_buffer"},
@@ -418,8 +420,8 @@ constexpr CounterRow kRows[] = {
     {"rdma_rx_buffer_threshold_events_total", bnxt_re, ethtool, "rx_buffer_passed_threshold"},
 
     // ---- Physical layer ------------------------------------------------------------------
-    // mlx5e phy group: link_down_events_phy is a 32-bit field (§3.1). bnxt_en rx port stats
-    // ext. rxe software counter. IB PMA link_downed is 8 bits and saturates (§1.5): last.
+    // mlx5e phy group: link_down_events_phy is a 32-bit field (en_stats.c). bnxt_en rx port stats
+    // ext. rxe software counter. IB PMA link_downed is 8 bits and saturates (sysfs.c): last.
     {"rdma_link_down_events_total", mlx5, ethtool, "link_down_events_phy", kNone, 1, 32},
     {"rdma_link_down_events_total", bnxt_re, ethtool, "link_down_events"},
     {"rdma_link_down_events_total", rxe, hw, "link_downed"},
@@ -450,7 +452,7 @@ constexpr CounterRow kRows[] = {
     {"rdma_module_events_total", mlx5, ethtool, "module_bus_stuck", {"event", "bus_stuck"}},
     {"rdma_module_events_total", mlx5, ethtool, "module_high_temp", {"event", "high_temp"}},
     {"rdma_module_events_total", mlx5, ethtool, "module_bad_shorted", {"event", "bad_shorted"}},
-    // Peer MTU larger than ours (§6.9): mlx5e 802.3, bnxt_en, ice.
+    // Peer MTU larger than ours (mlx5 counters.rst; docs/domain.md#mtu): mlx5e 802.3, bnxt_en, ice.
     {"rdma_oversize_frames_total", mlx5, ethtool, "rx_oversize_pkts_phy"},
     {"rdma_oversize_frames_total", bnxt_re, ethtool, "rx_mtu_err_frames"},
     {"rdma_oversize_frames_total", irdma, ethtool, "rx_oversize.nic"},

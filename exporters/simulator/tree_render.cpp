@@ -338,7 +338,8 @@ Pairs mlx5_ethtool(const PortState& port) {
       {"rx_vport_rdma_multicast_bytes", 0},
       {"tx_vport_rdma_multicast_packets", 0},
       {"tx_vport_rdma_multicast_bytes", 0},
-      // 802_3 (mlx5 counts PFC frames in the pause/MAC-control counters too, §3.1)
+      // 802_3 (mlx5 counts PFC frames in the pause/MAC-control counters too,
+      // docs/domain.md#ethtool-statistics)
       {"tx_packets_phy", eth_tx + rdma_tx + tx_pause + tx_global},
       {"rx_packets_phy", eth_rx + rdma_rx + rx_pause + rx_global},
       {"rx_crc_errors_phy", c("crc_errors")},
