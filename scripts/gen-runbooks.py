@@ -49,6 +49,20 @@ def load_rules():
     return alerts
 
 
+def recording_rules():
+    """Per shipped rule file: recorded metric name -> the expressions recording it."""
+    out = {}
+    for path in glob.glob(os.path.join(ROOT, "rules", "*", "*.yaml")):
+        if path.endswith("_test.yaml") or os.path.basename(path) == "runbooks.yaml":
+            continue
+        rel = os.path.relpath(path, ROOT)
+        for group in yaml.safe_load(open(path))["groups"]:
+            for rule in group["rules"]:
+                if "record" in rule:
+                    out.setdefault(rel, {}).setdefault(rule["record"], []).append(rule["expr"])
+    return out
+
+
 def rule_table():
     """docs/rules.md's generated table (scripts/gen-rule-table.py): rule -> inputs, fallback."""
     rows = {}
@@ -78,7 +92,7 @@ def check_line(item):
     return md(item)
 
 
-def page(alert, content, sources, table, by_name):
+def page(alert, content, sources, table, by_name, records):
     name = alert["alert"]
     labels = alert.get("labels", {})
     ann = alert.get("annotations", {})
@@ -117,12 +131,24 @@ def page(alert, content, sources, table, by_name):
     else:
         inputs = sorted(set(METRIC.findall(alert["expr"])))
         out.append("* Inputs: " + ", ".join(f"`{m}`" for m in inputs) + " ([metrics.md](../metrics.md), [rules.md](../rules.md), \"Fleet rules\").")
-    out += [
-        "* A finding shows these series with their values at the time it fired (`rdmatop report`,"
-        " the TUI, the JSON `evidence`); the report's `COVERAGE` section says when an input is"
-        " missing on the host.",
-        "",
-    ]
+        for m in inputs:
+            below = sorted({x for r in records.get(m, []) for x in METRIC.findall(r)} - {m})
+            below += sorted({x for r in records.get(m, []) for x in re.findall(r'__name__=~"[^"]*"', r)})
+            if below:
+                out.append(f"* `{m}` is a recording rule of the same file, over " + ", ".join(f"`{x}`" if x.startswith("rd") else f"`{{{x}}}`" for x in below) + ".")
+    if alert["pack"] == "fleet":
+        out += [
+            "* Prometheus evaluates it over every scraped host; the alert's labels name the host"
+            " (`instance`) and port, where the host rules and `rdmatop report` take over.",
+            "",
+        ]
+    else:
+        out += [
+            "* A finding shows these series with their values at the time it fired (`rdmatop report`,"
+            " the TUI, the JSON `evidence`); the report's `COVERAGE` section says when an input is"
+            " missing on the host.",
+            "",
+        ]
     live = content.get("lifetime_of")
     checks = content.get("checks") or by_name.get(live, {}).get("checks", [])
     out += ["## Checks", ""]
@@ -201,13 +227,14 @@ def main():
         return 1
     os.makedirs(outdir, exist_ok=True)
     table = rule_table()
+    records = recording_rules()
     wanted = {f"{n}.md" for n in names} | {"README.md"}
     for stale in glob.glob(os.path.join(outdir, "*.md")):
         if os.path.basename(stale) not in wanted:
             os.remove(stale)
     for a in alerts:
         with open(os.path.join(outdir, a["alert"] + ".md"), "w") as f:
-            f.write(page(a, content[a["alert"]], sources, table, content))
+            f.write(page(a, content[a["alert"]], sources, table, content, records.get(a["file"], {})))
     with open(os.path.join(outdir, "README.md"), "w") as f:
         f.write(index(alerts))
     return 0
