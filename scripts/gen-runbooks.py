@@ -76,9 +76,10 @@ def rule_table():
 
 
 def md(text):
-    """Text for Markdown: `<` outside code spans escaped, so `<netdev>` is not read as HTML."""
+    """Text for Markdown: `<` and `*` outside code spans escaped, so `<netdev>` is not read as
+    HTML nor `rdma_pcie_*` as emphasis."""
     parts = text.split("`")
-    return "`".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
+    return "`".join(p if i % 2 else p.replace("<", "&lt;").replace("*", "\\*") for i, p in enumerate(parts))
 
 
 def check_line(item):
