@@ -174,7 +174,7 @@ def page(alert, content, sources, table, by_name, records):
     out.append("")
     cited = list(content.get("sources", [])) or list(by_name.get(live, {}).get("sources", []))
     if cited:
-        out += ["## Sources", ""] + [f"* {sources[s]}" for s in cited] + [""]
+        out += ["## Sources", ""] + [f"* {md(sources[s])}" for s in cited] + [""]
     out += ["See also: [all runbooks](README.md), [rules.md](../rules.md).", ""]
     return "\n".join(out)
 
