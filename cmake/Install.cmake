@@ -8,6 +8,7 @@
 #   share/rdmatop/{prometheus,grafana,kubernetes}/...     (deploy/)
 #   lib/systemd/system/rdmatop-exporter.service           (ExecStart = the installed binary)
 #   share/doc/rdmatop/                                    (README, docs/, LICENSE, NOTICE)
+#   share/doc/rdmatop/runbooks/                           (docs/runbooks/: the alerts' runbook_url)
 include(GNUInstallDirs)
 
 find_program(HELP2MAN_PROGRAM help2man)
@@ -59,6 +60,10 @@ install(FILES README.md LICENSE NOTICE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/packaging/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
 file(GLOB _docs ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${_docs} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The runbook pages the exported alerts' runbook_url annotations point at (default
+# `rdmatop rules export --runbook-base file:///usr/share/doc/rdmatop/runbooks/`).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/runbooks/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/runbooks
+        FILES_MATCHING PATTERN "*.md")
 
 # The .deb: `cpack --config build/CPackConfig.cmake` (or `cmake --build build --target package`).
 set(CPACK_GENERATOR DEB)

@@ -104,6 +104,15 @@ done
 if command -v promtool >/dev/null; then
   promtool check rules /usr/share/rdmatop/rules/rdmatop-rules.yaml >/dev/null || fail "promtool check rules"
 fi
+# Every runbook_url of the installed alert files names an installed page (file:// default base).
+sed -n "s|^ *runbook_url: *'\{0,1\}file://\([^']*\)'\{0,1\}$|\1|p" \
+  /usr/share/rdmatop/rules/rdmatop-rules.yaml /usr/share/rdmatop/prometheus/rdmatop-fleet-alerts.yaml \
+  >"$work/runbook-pages"
+while read -r page; do
+  [ -s "$page" ] || fail "runbook_url names a page that is not installed: $page"
+done <"$work/runbook-pages"
+runbooks=$(wc -l <"$work/runbook-pages")
+[ "$runbooks" -gt 50 ] || fail "only $runbooks runbook_url annotations in the installed rule files"
 bash -c 'source /usr/share/bash-completion/completions/rdmatop && complete -p rdmatop' >/dev/null \
   || fail "the bash completion file does not register a completion for rdmatop"
 echo "ok"

@@ -27,3 +27,9 @@ add_test(NAME rules.fleet_scope
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/fleet_scope.sh $<TARGET_FILE:rdmatop>
                  $<TARGET_FILE:rdmatop_fleet_scope_check> ${CMAKE_CURRENT_BINARY_DIR}/fleet-scope)
 set_tests_properties(rules.fleet_scope PROPERTIES LABELS rules)
+# Runbooks (issue #20): every exported and fleet alert has a page in docs/runbooks/ and a
+# runbook_url naming it; the pages are fresh (scripts/gen-runbooks.py into a temporary directory).
+add_test(NAME rules.runbooks
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/runbooks.sh $<TARGET_FILE:rdmatop>
+                 ${CMAKE_CURRENT_BINARY_DIR}/runbooks)
+set_tests_properties(rules.runbooks PROPERTIES LABELS rules)
