@@ -373,13 +373,18 @@ constexpr CounterRow kRows[] = {
     {"rdma_retry_exceeded_total", mlx5, dev_hw, "req_transport_retries_exceeded", kNone, 1, 32},
     {"rdma_retry_exceeded_total", bnxt_re, hw, "max_retry_exceeded"},
     {"rdma_retry_exceeded_total", rxe, hw, "retry_exceeded_err"},
+    // mlx5 rnr_nak_retry_err counts RNR NAKs the requester received and retried ("the QP retry
+    // limit was not exceeded", NVIDIA's mlx5 counter documentation); the retry-exceeded error is
+    // req_rnr_retries_exceeded (commit b339e0a, 2024). Real data agrees: in
+    // sonic-net/sonic-buildimage#21891 the sender's rnr_nak_retry_err (1543) equals the
+    // receiver's out_of_buffer drops (1543), one RNR NAK per dropped request.
+    {"rdma_rnr_naks_received_total", mlx5, hw, "rnr_nak_retry_err", kNone, 1, 32},
+    {"rdma_rnr_naks_received_total", mlx5, dev_hw, "rnr_nak_retry_err", kNone, 1, 32},
     {"rdma_rnr_naks_received_total", bnxt_re, hw, "rnr_naks_rcvd"},
     {"rdma_rnr_naks_received_total", rxe, hw, "rcvd_rnr_err"},
     {"rdma_rnr_naks_received_total", irdma, hw, "RNR received"},
     {"rdma_rnr_naks_sent_total", rxe, hw, "send_rnr_err"},
     {"rdma_rnr_naks_sent_total", irdma, hw, "RNR sent"},
-    {"rdma_rnr_retry_exceeded_total", mlx5, hw, "rnr_nak_retry_err", kNone, 1, 32},
-    {"rdma_rnr_retry_exceeded_total", mlx5, dev_hw, "rnr_nak_retry_err", kNone, 1, 32},
     {"rdma_rnr_retry_exceeded_total", mlx5, hw, "req_rnr_retries_exceeded", kNone, 1, 32},
     {"rdma_rnr_retry_exceeded_total", mlx5, dev_hw, "req_rnr_retries_exceeded", kNone, 1, 32},
     {"rdma_rnr_retry_exceeded_total", rxe, hw, "retry_rnr_exceeded_err"},

@@ -187,6 +187,7 @@ void advance(HostModel& host, double dt_s) {
     add(p, "ack_timeouts", tx_pkts * c.loss * 0.05 + c.ack_timeouts_per_s * dt_s);
     add(p, "retry_exceeded", c.retry_exceeded_per_min * dt_s / 60);
     add(p, "rnr_retry_exceeded", c.rnr_retry_exceeded_per_min * dt_s / 60);
+    add(p, "rnr_naks_received", c.rnr_naks_received_per_s * dt_s);
     add(p, "out_of_buffer", c.out_of_buffer_per_s * dt_s);
     add(p, "lossless_drops", c.lossless_drops_per_s * dt_s);
 

@@ -176,7 +176,7 @@ constexpr std::pair<const char*, const char*> kBoundCounters[] = {
     {"out_of_sequence", "out_of_sequence"},
     {"packet_seq_err", "seq_err_naks"},
     {"req_transport_retries_exceeded", "retry_exceeded"},
-    {"rnr_nak_retry_err", "rnr_retry_exceeded"},
+    {"rnr_nak_retry_err", "rnr_naks_received"},
 };
 constexpr int kQCounterBits = 32;
 

@@ -30,8 +30,9 @@ struct PortConditions {
   double ack_timeouts_per_s = 0;
   double retry_exceeded_per_min = 0;
   double rnr_retry_exceeded_per_min = 0;
-  double out_of_buffer_per_s = 0;   ///< RDMA receive queue empty (no WQE posted)
-  double lossless_drops_per_s = 0;  ///< drops on the lossless priority (buffer overflow)
+  double rnr_naks_received_per_s = 0;  ///< RNR NAKs the port's requesters receive and retry
+  double out_of_buffer_per_s = 0;      ///< RDMA receive queue empty (no WQE posted)
+  double lossless_drops_per_s = 0;     ///< drops on the lossless priority (buffer overflow)
   bool link_up = true;
   double pre_fec_ber = 1e-9;    ///< corrected bits per received bit
   double fec_lane_skew = 0.25;  ///< share of the corrected bits on lane 0 of 4 (0.25: even)
