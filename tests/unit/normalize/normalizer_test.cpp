@@ -228,10 +228,15 @@ TEST_CASE("mlx5: ECN/CNP, transport and drops", "[normalize]") {
   CHECK(r.count("rdma_seq_err_naks_total") == 0);
   CHECK(r.count("rdma_implied_naks_total") == 0);
 
+  // rnr_nak_retry_err counts retried RNR NAKs; the retry-exceeded error is its own counter.
+  const Series* rnr_naks = r.find("rdma_rnr_naks_received_total", base);
+  REQUIRE(rnr_naks != nullptr);
+  CHECK(rnr_naks->value == 13);
+  CHECK(rnr_naks->origin == "hw_counters/rnr_nak_retry_err");
   const Series* rnr = r.find("rdma_rnr_retry_exceeded_total", base);
   REQUIRE(rnr != nullptr);
-  CHECK(rnr->value == 13);
-  CHECK(rnr->origin == "hw_counters/rnr_nak_retry_err");
+  CHECK(rnr->value == 99);
+  CHECK(rnr->origin == "hw_counters/req_rnr_retries_exceeded");
 
   const Series* flush_req = r.find("rdma_cqe_flush_errors_total",
                                    port_labels("mlx5_0", "ens1f0np0", {{"side", "requester"}}));
