@@ -121,13 +121,13 @@ constexpr MetricInfo kMetrics[] = {
     {"rdma_pcs_symbol_errors_total", kCounter, "events", "",
      "Symbol errors not corrected by FEC (post-FEC errors: traffic was lost)."},
     {"rdma_crc_errors_total", kCounter, "frames", "", "Frames received with a bad FCS (CRC)."},
-    {"rdma_phy_received_bits_total", kCounter, "bits", "",
+    {"rdma_phy_received_bit_count_total", kCounter, "bits", "",
      "Bits received by the PHY (the denominator of bit error ratios)."},
-    {"rdma_fec_corrected_bits_total", kCounter, "bits", "", "Bits corrected by FEC."},
+    {"rdma_fec_corrected_bit_errors_total", kCounter, "bits", "", "Bits corrected by FEC."},
     {"rdma_fec_corrected_blocks_total", kCounter, "blocks", "", "FEC blocks corrected."},
     {"rdma_fec_uncorrectable_blocks_total", kCounter, "blocks", "",
      "FEC blocks that could not be corrected."},
-    {"rdma_fec_lane_corrected_bits_total", kCounter, "bits", "lane",
+    {"rdma_fec_lane_corrected_bit_errors_total", kCounter, "bits", "lane",
      "Bits corrected by FEC on one PHY lane (one bad lane: a cable/optic/connector fault)."},
     {"rdma_module_events_total", kCounter, "events", "event",
      "Transceiver module events (unplug, bus_stuck, high_temp, bad_shorted)."},
@@ -437,15 +437,15 @@ constexpr CounterRow kRows[] = {
     // mlx5e phy statistical group (PCAM ppcnt_statistical_group); bnxt_en rx port stats ext.
     {"rdma_pcs_symbol_errors_total", mlx5, ethtool, "rx_pcs_symbol_err_phy"},
     {"rdma_pcs_symbol_errors_total", bnxt_re, ethtool, "rx_pcs_symbol_err"},
-    {"rdma_phy_received_bits_total", mlx5, ethtool, "rx_bits_phy"},
-    {"rdma_phy_received_bits_total", bnxt_re, ethtool, "rx_bits"},
-    {"rdma_fec_corrected_bits_total", mlx5, ethtool, "rx_corrected_bits_phy"},
-    {"rdma_fec_corrected_bits_total", bnxt_re, ethtool, "rx_corrected_bits"},
+    {"rdma_phy_received_bit_count_total", mlx5, ethtool, "rx_bits_phy"},
+    {"rdma_phy_received_bit_count_total", bnxt_re, ethtool, "rx_bits"},
+    {"rdma_fec_corrected_bit_errors_total", mlx5, ethtool, "rx_corrected_bits_phy"},
+    {"rdma_fec_corrected_bit_errors_total", bnxt_re, ethtool, "rx_corrected_bits"},
     {"rdma_fec_corrected_blocks_total", bnxt_re, ethtool, "rx_fec_corrected_blocks"},
     {"rdma_fec_uncorrectable_blocks_total", bnxt_re, ethtool, "rx_fec_uncorrectable_blocks"},
     // mlx5e phy statistical per-lane group, 64-bit (_high/_low PPCNT fields), only with the
     // PCAM per_lane_error_counters cap (en_stats.c pport_phy_statistical_err_lanes_stats_desc).
-    {"rdma_fec_lane_corrected_bits_total", mlx5, ethtool, "rx_err_lane_{l}_phy"},
+    {"rdma_fec_lane_corrected_bit_errors_total", mlx5, ethtool, "rx_err_lane_{l}_phy"},
     // FCS errors: mlx5e 802.3 a_frame_check_sequence_errors, bnxt_en, ice; then the generic
     // netdev statistics every driver has (class/net/<if>/statistics/rx_crc_errors).
     {"rdma_crc_errors_total", mlx5, ethtool, "rx_crc_errors_phy"},

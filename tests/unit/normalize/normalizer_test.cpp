@@ -789,8 +789,8 @@ TEST_CASE("mlx5: per-lane FEC corrected bits expand {l} into a lane label", "[no
                                   {"rx_err_lane_2_phy", 900},
                                   {"rx_err_lane_3_phy", 13}});
   const Result r(snap);
-  CHECK(r.count("rdma_fec_lane_corrected_bits_total") == 4);
-  const Series* lane2 = r.find("rdma_fec_lane_corrected_bits_total",
+  CHECK(r.count("rdma_fec_lane_corrected_bit_errors_total") == 4);
+  const Series* lane2 = r.find("rdma_fec_lane_corrected_bit_errors_total",
                                port_labels("mlx5_0", "ens1f0np0", {{"lane", "2"}}));
   REQUIRE(lane2 != nullptr);
   CHECK(lane2->value == 900);
