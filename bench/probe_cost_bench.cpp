@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
 
   probes::ResponderLimits limits;
   limits.max_connections = targets + 16;
+  limits.max_connections_per_peer = targets + 16;  // every target is 127.0.0.1 here
   limits.peer_connects_per_second = 1e6;
   limits.peer_burst = targets + 16;
   limits.max_registered_bytes = 1ULL << 34;

@@ -1,6 +1,6 @@
 // `rdmatop exporter`: serves the latest diagnosis as Prometheus metrics (docs/exporter.md).
 // The main thread only waits for SIGINT/SIGTERM; the service's poll thread collects and
-// civetweb's threads serve scrapes.
+// the HTTP server's thread (exporters/http/http_server.h) serves scrapes.
 #include <pthread.h>
 #include <csignal>
 #include <iostream>

@@ -28,6 +28,7 @@ struct ResponderCommandOptions {
   std::string secret_file;
   std::vector<std::string> allow;
   std::uint32_t max_connections = probes::ResponderLimits{}.max_connections;
+  std::uint32_t max_connections_per_peer = probes::ResponderLimits{}.max_connections_per_peer;
   std::uint32_t max_payload = probes::ResponderLimits{}.max_payload;
   bool tcp_only = false;
   bool rdma_only = false;
@@ -41,6 +42,7 @@ std::string describe(const probes::ResponderStats& s) {
 Result<probes::ResponderLimits> limits_from(const ResponderCommandOptions& options) {
   probes::ResponderLimits limits;
   limits.max_connections = options.max_connections;
+  limits.max_connections_per_peer = options.max_connections_per_peer;
   limits.max_payload = options.max_payload;
   for (const auto& text : options.allow) {
     auto cidr = probes::parse_cidr(text);
@@ -132,6 +134,11 @@ void register_responder_command(CLI::App& app, int& exit_code) {
                   "Only accept probers from these CIDRs (repeatable, e.g. 10.0.0.0/16)");
   cmd->add_option("--max-connections", options->max_connections,
                   "Most concurrent probe connections per listener")
+      ->capture_default_str()
+      ->check(CLI::Range(1U, 65535U));
+  cmd->add_option("--max-connections-per-peer", options->max_connections_per_peer,
+                  "Most concurrent probe connections from one address per listener (its share "
+                  "of --max-connections)")
       ->capture_default_str()
       ->check(CLI::Range(1U, 65535U));
   cmd->add_option("--max-payload", options->max_payload, "Largest ping payload granted, bytes")

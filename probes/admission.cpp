@@ -13,7 +13,6 @@
 namespace rdmatop::probes {
 namespace {
 
-constexpr std::size_t kMaxTrackedPeers = 4096;
 // Only hellos with a valid proof enter the replay cache, so only a secret holder can fill it.
 constexpr std::size_t kMaxRememberedNonces = 65536;
 constexpr auto kLogInterval = std::chrono::seconds(10);
@@ -116,18 +115,11 @@ Result<Cidr> parse_cidr(std::string_view text) {
   return cidr;
 }
 
-Admission::Admission(ResponderLimits limits) : limits_(std::move(limits)) {}
+Admission::Admission(ResponderLimits limits)
+    : limits_(std::move(limits)),
+      buckets_(limits_.peer_connects_per_second, limits_.peer_burst, kMaxTrackedPeers) {}
 
-void Admission::forget_idle_peers(TimePoint now) {
-  // A bucket that has refilled completely carries no information: drop it.
-  const double refill_s =
-      limits_.peer_connects_per_second > 0
-          ? static_cast<double>(limits_.peer_burst) / limits_.peer_connects_per_second
-          : 0;
-  std::erase_if(buckets_, [&](const auto& entry) {
-    const std::chrono::duration<double> idle = now - entry.second.last;
-    return refill_s > 0 && idle.count() >= refill_s;
-  });
+void Admission::forget_logged(TimePoint now) {
   std::erase_if(last_logged_,
                 [&](const auto& entry) { return now - entry.second >= kLogInterval; });
 }
@@ -138,28 +130,13 @@ Decision Admission::admit_peer(const PeerAddress& peer, TimePoint now) {
                    [&](const Cidr& cidr) { return cidr.contains(peer); })) {
     return {AcceptStatus::not_allowed, "address not in the allowlist"};
   }
-  auto it = buckets_.find(peer);
-  if (it == buckets_.end()) {
-    if (buckets_.size() >= kMaxTrackedPeers) forget_idle_peers(now);
-    if (buckets_.size() >= kMaxTrackedPeers) {
-      return {AcceptStatus::rate_limited,
-              fmt::format("more than {} distinct peers are connecting at once", kMaxTrackedPeers)};
-    }
-    it = buckets_.emplace(peer, Bucket{static_cast<double>(limits_.peer_burst), now}).first;
-  }
-  Bucket& bucket = it->second;
-  const std::chrono::duration<double> elapsed = now - bucket.last;
-  if (elapsed.count() > 0) {
-    bucket.tokens = std::min(static_cast<double>(limits_.peer_burst),
-                             bucket.tokens + elapsed.count() * limits_.peer_connects_per_second);
-    bucket.last = now;
-  }
-  if (bucket.tokens < 1.0) {
+  // Before #22 a full table refused every new address until entries aged out, so 4096
+  // addresses could lock out every other prober (peer_buckets.h).
+  if (!buckets_.take(peer, now)) {
     return {AcceptStatus::rate_limited,
             fmt::format("more than {} connection attempts (then {}/s)", limits_.peer_burst,
                         limits_.peer_connects_per_second)};
   }
-  bucket.tokens -= 1.0;
   return {};
 }
 
@@ -204,20 +181,29 @@ Decision Admission::check_hello(const Hello& hello, std::span<const TransportKin
   return {};
 }
 
-Decision Admission::reserve(std::uint64_t bytes) {
+Decision Admission::reserve(const PeerAddress& peer, std::uint64_t bytes) {
   if (connections_ >= limits_.max_connections) {
     return {AcceptStatus::busy, fmt::format("connection cap {} reached", limits_.max_connections)};
+  }
+  const auto held = peer_connections_.find(peer);
+  if (held != peer_connections_.end() && held->second >= limits_.max_connections_per_peer) {
+    return {AcceptStatus::busy,
+            fmt::format("per-address connection cap {} reached", limits_.max_connections_per_peer)};
   }
   if (bytes > limits_.max_registered_bytes - reserved_bytes_) {
     return {AcceptStatus::busy, fmt::format("memory cap {} bytes reached ({} in use, {} asked)",
                                             limits_.max_registered_bytes, reserved_bytes_, bytes)};
   }
   ++connections_;
+  ++peer_connections_[peer];
   reserved_bytes_ += bytes;
   return {};
 }
 
-void Admission::release(std::uint64_t bytes) {
+void Admission::release(const PeerAddress& peer, std::uint64_t bytes) {
+  const auto held = peer_connections_.find(peer);
+  if (held == peer_connections_.end()) return;  // an extra release never underflows
+  if (--held->second == 0) peer_connections_.erase(held);
   if (connections_ > 0) --connections_;
   reserved_bytes_ -= std::min(bytes, reserved_bytes_);
 }
@@ -233,7 +219,7 @@ Decision Admission::resize(std::uint64_t old_bytes, std::uint64_t new_bytes) {
 }
 
 bool Admission::should_log_refusal(const PeerAddress& peer, AcceptStatus status, TimePoint now) {
-  if (last_logged_.size() >= kMaxTrackedPeers) forget_idle_peers(now);
+  if (last_logged_.size() >= kMaxTrackedPeers) forget_logged(now);
   const auto key = std::make_pair(peer, status);
   auto it = last_logged_.find(key);
   if (it != last_logged_.end() && now - it->second < kLogInterval) return false;

@@ -19,14 +19,12 @@
 #include <vector>
 
 #include "collector/model/result.h"
+#include "probes/peer_buckets.h"
 #include "probes/protocol.h"
 
 struct sockaddr;
 
 namespace rdmatop::probes {
-
-/// An IPv6 address; IPv4 peers are kept IPv4-mapped (::ffff:a.b.c.d), so one type covers both.
-using PeerAddress = std::array<std::uint8_t, 16>;
 
 /// Parses "10.0.0.2" or "fe80::1" (no zone, no port).
 Result<PeerAddress> parse_peer_address(std::string_view text);
@@ -48,7 +46,10 @@ Result<Cidr> parse_cidr(std::string_view text);
 
 struct ResponderLimits {
   std::uint32_t max_connections = 64;  ///< live connections (= QPs on the RDMA listener)
-  std::uint32_t max_payload = 65536;   ///< largest ping payload granted
+  /// Live connections of one address: its share of `max_connections`, so one address (a flood
+  /// or a slow holder) cannot take every slot from the other probers.
+  std::uint32_t max_connections_per_peer = 16;
+  std::uint32_t max_payload = 65536;  ///< largest ping payload granted
   /// Memory registered for all connections together (RDMA buffers) or held as socket buffers.
   std::uint64_t max_registered_bytes = 64ULL << 20;
   /// Per-peer token bucket for connection attempts: `peer_burst` at once, refilled at
@@ -59,10 +60,16 @@ struct ResponderLimits {
   std::vector<Cidr> allow;    ///< empty: any peer
   /// A proven hello older or newer than this (prober's wall clock) is refused as a replay.
   std::chrono::seconds max_clock_skew{120};
-  /// A connection that stays silent this long is closed, so idle peers cannot hold the slots.
+  /// A connection with no complete ping this long is closed, so idle peers cannot hold the
+  /// slots. It counts from the accept (the first ping has the same time as every later one) and
+  /// restarts with each complete frame only: bytes of an unfinished frame do not move it.
   std::chrono::seconds idle_timeout{120};
   /// The TCP listener gives a peer this long to send its whole hello.
   std::chrono::milliseconds handshake_timeout{2000};
+  /// TCP: a frame whose first byte has arrived must be complete this long after it, and an echo
+  /// must be taken by the peer within it, however the bytes trickle. With frames of at most
+  /// 16 + max_payload bytes this is also the minimum data rate (32 KiB/s at the defaults).
+  std::chrono::milliseconds frame_timeout{2000};
 };
 
 struct Decision {
@@ -88,10 +95,10 @@ class Admission {
   /// `now_unix_seconds` is the responder's wall clock, for the freshness of proven hellos.
   Decision check_hello(const Hello& hello, std::span<const TransportKind> served,
                        std::uint64_t now_unix_seconds, TimePoint now);
-  /// Third step: take a connection slot and `bytes` of the memory budget; release() returns
-  /// them when the connection ends.
-  Decision reserve(std::uint64_t bytes);
-  void release(std::uint64_t bytes);
+  /// Third step: take a connection slot (of the listener's and of `peer`'s share) and `bytes`
+  /// of the memory budget; release() returns them when the connection ends.
+  Decision reserve(const PeerAddress& peer, std::uint64_t bytes);
+  void release(const PeerAddress& peer, std::uint64_t bytes);
   /// Changes a held reservation from `old_bytes` to `new_bytes` (same slot); on refusal the old
   /// reservation stays.
   Decision resize(std::uint64_t old_bytes, std::uint64_t new_bytes);
@@ -101,18 +108,18 @@ class Admission {
   bool should_log_refusal(const PeerAddress& peer, AcceptStatus status, TimePoint now);
 
   std::uint32_t connections() const { return connections_; }
+  /// Peers whose rate-limit bucket is remembered (at most kMaxTrackedPeers).
+  std::size_t tracked_peers() const { return buckets_.size(); }
+  static constexpr std::size_t kMaxTrackedPeers = 4096;
   std::uint64_t reserved_bytes() const { return reserved_bytes_; }
   const ResponderLimits& limits() const { return limits_; }
 
  private:
-  struct Bucket {
-    double tokens = 0;
-    TimePoint last{};
-  };
-  void forget_idle_peers(TimePoint now);
+  void forget_logged(TimePoint now);
 
   ResponderLimits limits_;
-  std::map<PeerAddress, Bucket> buckets_;
+  PeerBuckets buckets_;
+  std::map<PeerAddress, std::uint32_t> peer_connections_;  ///< live connections per address
   std::map<std::pair<PeerAddress, AcceptStatus>, TimePoint> last_logged_;
   std::set<Nonce> seen_nonces_;
   std::deque<std::pair<TimePoint, Nonce>> nonce_order_;

@@ -77,7 +77,7 @@ struct RdmaResponder::Impl final : ResponderCore {
   void close(std::map<rdma_cm_id*, std::unique_ptr<Connection>>::iterator it) {
     Connection& c = *it->second;
     if (c.established) rdma_disconnect(c.res.id.get());
-    admission.release(c.reserved);
+    admission.release(c.peer, c.reserved);
     connections.erase(it);  // ~RcResources: QP, MRs, CQ, channel, PD, cm_id
     counters.active.store(static_cast<std::uint32_t>(connections.size()),
                           std::memory_order_relaxed);
@@ -143,7 +143,7 @@ struct RdmaResponder::Impl final : ResponderCore {
       decision = verdict.decision;
     }
     const std::uint64_t bytes = verdict.hello ? bytes_needed(*verdict.hello) : 0;
-    if (decision.accepted()) decision = admission.reserve(bytes);
+    if (decision.accepted()) decision = admission.reserve(peer, bytes);
     if (!decision.accepted()) {
       const AcceptBytes refusal =
           encode_refusal(decision.status, verdict.hello, admission.limits().shared_secret);
@@ -172,7 +172,7 @@ struct RdmaResponder::Impl final : ResponderCore {
       const AcceptBytes refusal = encode_refusal(AcceptStatus::internal_error, verdict.hello,
                                                  admission.limits().shared_secret);
       rdma_reject(id, refusal.data(), static_cast<std::uint8_t>(refusal.size()));
-      admission.release(bytes);
+      admission.release(peer, bytes);
       refuse_log(peer, {AcceptStatus::internal_error, why});
       return;  // ~Connection destroys the id and everything built on it
     }

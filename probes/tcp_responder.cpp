@@ -38,7 +38,10 @@ struct Connection {
   std::vector<std::uint8_t> tx;   ///< echo (or refusal) being sent
   std::size_t tx_done = 0;
   bool close_after_tx = false;
+  /// Handshake, then idle: moved only by a complete hello or frame, never by a lone byte.
   Clock::time_point deadline{};
+  /// Set while a frame is partly received or an echo partly sent (frame_timeout), else max().
+  Clock::time_point frame_deadline = Clock::time_point::max();
 };
 
 }  // namespace
@@ -67,7 +70,7 @@ struct TcpResponder::Impl final : ResponderCore {
       if (!peer) continue;
       const auto now = Clock::now();
       Decision decision = admission.admit_peer(*peer, now);
-      if (decision.accepted()) decision = admission.reserve(kHandshakeBytes);
+      if (decision.accepted()) decision = admission.reserve(*peer, kHandshakeBytes);
       if (!decision.accepted()) {
         // Best effort, never blocking: tell the peer why, then close.
         const AcceptBytes bytes = encode_refusal(decision.status, std::nullopt, "");
@@ -114,6 +117,8 @@ struct TcpResponder::Impl final : ResponderCore {
     const AcceptBytes bytes = encode_accept(accept, verdict.hello->nonce, secret);
     c.tx.assign(bytes.begin(), bytes.end());
     c.established = true;
+    // The first ping gets the idle timeout, as every later one does (docs/probe-protocol.md).
+    c.deadline = Clock::now() + admission.limits().idle_timeout;
     c.max_payload = verdict.hello->max_payload;
     c.rx.clear();
     c.rx.reserve(kFrameHeaderSize + c.max_payload);
@@ -133,6 +138,9 @@ struct TcpResponder::Impl final : ResponderCore {
     c.tx.swap(c.rx);
     c.rx.clear();
     c.need = kFrameHeaderSize;
+    const auto now = Clock::now();
+    c.deadline = now + admission.limits().idle_timeout;
+    c.frame_deadline = now + admission.limits().frame_timeout;  // for the echo to be taken
     counters.echoed.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -145,7 +153,11 @@ struct TcpResponder::Impl final : ResponderCore {
       c.rx.resize(before + (n > 0 ? static_cast<std::size_t>(n) : 0));
       if (n == 0) return false;
       if (n < 0) return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-      if (c.established) c.deadline = Clock::now() + admission.limits().idle_timeout;
+      // A frame's clock starts at its first byte and is absolute: trickling bytes of a frame
+      // never finished cannot keep the connection (the hello has handshake_timeout instead).
+      if (c.established && before == 0) {
+        c.frame_deadline = Clock::now() + admission.limits().frame_timeout;
+      }
       if (c.rx.size() < c.need) continue;
       if (!c.established) {
         if (!on_hello(c)) return false;
@@ -165,11 +177,12 @@ struct TcpResponder::Impl final : ResponderCore {
     }
     c.tx.clear();
     c.tx_done = 0;
+    c.frame_deadline = Clock::time_point::max();
     return !c.close_after_tx;
   }
 
   void close(std::list<Connection>::iterator it) {
-    admission.release(it->reserved);
+    admission.release(it->peer, it->reserved);
     connections.erase(it);
     counters.active.store(static_cast<std::uint32_t>(connections.size()),
                           std::memory_order_relaxed);
@@ -186,7 +199,7 @@ struct TcpResponder::Impl final : ResponderCore {
     auto wake = Clock::now() + max_wait;
     for (const auto& c : connections) {
       fds.push_back({c.fd.get(), static_cast<short>(c.tx.empty() ? POLLIN : POLLOUT), 0});
-      wake = std::min(wake, c.deadline);
+      wake = std::min({wake, c.deadline, c.frame_deadline});
     }
     const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
     const int rc = ::poll(fds.data(), fds.size(),
@@ -206,7 +219,7 @@ struct TcpResponder::Impl final : ResponderCore {
         keep = on_readable(*it);
         if (keep && !it->tx.empty()) keep = on_writable(*it);
       }
-      if (keep && now >= it->deadline) {
+      if (keep && (now >= it->deadline || now >= it->frame_deadline)) {
         if (!it->established) {
           refuse_log(it->peer, {AcceptStatus::bad_hello, "no complete hello in time"});
         }
@@ -241,7 +254,9 @@ Result<std::unique_ptr<TcpResponder>> TcpResponder::listen(const std::string& ad
   if (::bind(fd.get(), ai->ai_addr, ai->ai_addrlen) != 0) {
     return errno_error(errno, fmt::format("bind tcp {}:{}", address, port));
   }
-  if (::listen(fd.get(), 128) != 0) return errno_error(errno, "listen");
+  // SOMAXCONN (4096 since Linux 5.4, net.core.somaxconn caps it): a connection flood overflows
+  // a short backlog before the loop can refuse each one with a reason (listen(2)).
+  if (::listen(fd.get(), SOMAXCONN) != 0) return errno_error(errno, "listen");
   auto impl = std::make_unique<Impl>(std::move(limits), std::move(log));
   impl->listener = std::move(fd);
   return std::unique_ptr<TcpResponder>(new TcpResponder(std::move(impl)));

@@ -1,20 +1,14 @@
 #include "exporters/prometheus/exporter_service.h"
 
-#include <CivetServer.h>
-#include <civetweb.h>
-
-#include <prometheus/exposer.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
-#include <exception>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 #include "exporters/prometheus/listen_address.h"
-#include "exporters/prometheus/tcp_relay.h"
-#include "exporters/prometheus/web_config.h"
 
 namespace rdmatop {
 
@@ -27,26 +21,11 @@ constexpr std::string_view kLandingPage =
     "<li><a href=\"/-/healthy\">/-/healthy</a></li></ul>\n</body></html>\n";
 constexpr std::string_view kHealthy = "Healthy.\n";
 
-int send_page(mg_connection* conn, const char* mime, std::string_view body) {
-  mg_send_http_ok(conn, mime, static_cast<long long>(body.size()));
-  mg_write(conn, body.data(), body.size());
-  return 200;
+http::Response page(const char* mime, std::string_view body) {
+  http::Response r = http::text_response(200, std::string(body));
+  r.content_type = mime;
+  return r;
 }
-
-// civetweb's begin_request hook runs before any URI handler; returning non-zero means "handled"
-// (civetweb.h, struct mg_callbacks). The Exposer owns the server and only registers /metrics,
-// so this is how the fixed pages are added without a second HTTP server. /-/healthy is liveness
-// only (the process serves HTTP), like Prometheus' own; freshness is a metric
-// (rdmatop_last_collection_timestamp_seconds) so alerting on it stays in PromQL.
-int serve_fixed_pages(mg_connection* conn) {
-  const mg_request_info* request = mg_get_request_info(conn);
-  const std::string_view uri = request->local_uri != nullptr ? request->local_uri : "";
-  if (uri == "/") return send_page(conn, "text/html; charset=utf-8", kLandingPage);
-  if (uri == "/-/healthy") return send_page(conn, "text/plain; charset=utf-8", kHealthy);
-  return 0;
-}
-
-constexpr std::size_t kMaxVerifiedCredentials = 64;
 
 double unix_seconds_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -97,73 +76,101 @@ ExporterView ExporterService::view() const {
   return v;
 }
 
-bool ExporterService::authorized(const std::string& user, const std::string& password) {
-  const std::string key = user + '\0' + password;
-  {
-    const std::lock_guard<std::mutex> lock(auth_mutex_);
-    if (verified_.count(key) != 0) return true;
+http::Response ExporterService::metrics_response(const http::Request& request) {
+  const MetricsBody body = page_->render(http::accepts_gzip(request.accept_encoding));
+  http::Response r;
+  r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  r.body = body.text;
+  if (body.gzip) r.headers.emplace_back("Content-Encoding", "gzip");
+  return r;
+}
+
+// /-/healthy is liveness only (the process serves HTTP), like Prometheus' own; freshness is a
+// metric (rdmatop_last_collection_timestamp_seconds) so alerting on it stays in PromQL. It and
+// / are answered on the HTTP loop itself, never queued behind a bcrypt check.
+void ExporterService::handle(const http::Request& request, const http::ClientAddress& client,
+                             http::Reply reply) {
+  if (request.method != "GET" && request.method != "HEAD") {
+    http::Response r = http::text_response(405, "only GET and HEAD are served\n");
+    r.headers.emplace_back("Allow", "GET, HEAD");
+    reply(std::move(r));
+    return;
   }
-  const auto it = options_.basic_auth_users.find(user);
-  if (it == options_.basic_auth_users.end() || !bcrypt_matches(it->second, password)) {
-    return false;
+  if (request.path == "/") {
+    reply(page("text/html; charset=utf-8", kLandingPage));
+    return;
   }
-  const std::lock_guard<std::mutex> lock(auth_mutex_);
-  if (verified_.size() >= kMaxVerifiedCredentials) verified_.clear();
-  verified_.insert(key);
-  return true;
+  if (request.path == "/-/healthy") {
+    reply(page("text/plain; charset=utf-8", kHealthy));
+    return;
+  }
+  if (request.path != "/metrics") {
+    reply(http::text_response(404, "Not Found\n"));
+    return;
+  }
+  if (auth_ == nullptr) {
+    reply(metrics_response(request));
+    return;
+  }
+  auth_->check(request.authorization, client,
+               [this, request, reply = std::move(reply)](AuthVerdict verdict) {
+                 http::Response r;
+                 switch (verdict) {
+                   case AuthVerdict::allowed:
+                     reply(metrics_response(request));
+                     return;
+                   case AuthVerdict::denied:
+                     r = http::text_response(401, "Unauthorized\n");
+                     r.headers.emplace_back("WWW-Authenticate", "Basic realm=\"rdmatop\"");
+                     break;
+                   case AuthVerdict::throttled:
+                     // RFC 6585 4: too many password checks from this address.
+                     r = http::text_response(429, "too many failed logins from this address\n");
+                     r.headers.emplace_back("Retry-After", "1");
+                     break;
+                   case AuthVerdict::busy:
+                     r = http::text_response(503, "password checks are queued; retry\n");
+                     r.headers.emplace_back("Retry-After", "1");
+                     break;
+                 }
+                 reply(std::move(r));
+               });
 }
 
 Result<int> ExporterService::start() {
-  // Bind problems are found (and explained) before civetweb sees the address: its only report
-  // of any bind failure is "null context when constructing CivetServer" (listen_address.h).
   const Result<ListenAddress> address = parse_listen_address(options_.listen);
   if (!address) return address.error();
-  // IPv6 without an IPv6 civetweb: the exporter holds the IPv6 socket and relays to civetweb
-  // on loopback (tcp_relay.h).
-  const bool relay = address->ipv6 && !http_server_supports_ipv6();
-  int relay_fd = -1;
-  if (relay) {
-    const Result<int> fd = open_listener(*address, SOMAXCONN);
-    if (!fd) return fd.error();
-    relay_fd = *fd;
-  } else if (auto error = check_bindable(*address)) {
-    return *error;
-  }
+  // The exporter binds the socket itself so every failure is explained (listen_address.h).
+  // SOMAXCONN (4096 since Linux 5.4, capped by net.core.somaxconn): under 500 concurrent
+  // clients civetweb's backlog overflowed and ~4% of connections timed out (#22).
+  const Result<int> fd = open_listener(*address, SOMAXCONN);
+  if (!fd) return fd.error();
+  const int port = bound_port(*fd);
   poll_once();
-  static const CivetCallbacks callbacks = [] {
-    CivetCallbacks c;
-    c.begin_request = serve_fixed_pages;
-    return c;
-  }();
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(
-        std::vector<std::string>{"listening_ports", relay ? "127.0.0.1:0" : address->civetweb,
-                                 "num_threads", std::to_string(options_.http_threads)},
-        &callbacks);
-  } catch (const std::exception& e) {
-    // The address was bindable a moment ago: another process took it since, or civetweb
-    // refused an option; its text is all there is.
-    if (relay_fd >= 0) close(relay_fd);
-    return Error{0, "cannot listen on " + address->display() + ": " + e.what()};
-  }
-  if (!options_.basic_auth_users.empty()) {
-    exposer_->RegisterAuth(
-        [this](const std::string& user, const std::string& password) {
-          return authorized(user, password);
-        },
-        "rdmatop", "/metrics");
-  }
   collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_);
-  exposer_->RegisterCollectable(collectable_);
-  const std::vector<int> ports = exposer_->GetListeningPorts();
-  int port = ports.empty() ? 0 : ports.front();
-  if (relay) {
-    const int public_port = bound_port(relay_fd);
-    relay_ = std::make_unique<TcpRelay>(relay_fd, port);
-    port = public_port;
+  page_ = std::make_unique<MetricsPage>(collectable_);
+  if (!options_.basic_auth_users.empty()) {
+    BasicAuthOptions auth;
+    auth.users = options_.basic_auth_users;
+    auth_ = std::make_unique<BasicAuth>(std::move(auth));
   }
+  auto server = http::HttpServer::start(
+      *fd, options_.http,
+      [this](const http::Request& request, const http::ClientAddress& client, http::Reply reply) {
+        handle(request, client, std::move(reply));
+      });
+  if (!server) {
+    auth_.reset();
+    return Error{server.error().code,
+                 "cannot serve on " + address->display() + ": " + server.error().message};
+  }
+  server_ = std::move(server).value();
   poller_ = std::jthread([this](const std::stop_token& stop) { poll_loop(stop); });
   return port;
+}
+
+http::ServerStats ExporterService::http_stats() const {
+  return server_ != nullptr ? server_->stats() : http::ServerStats{};
 }
 
 void ExporterService::stop() {
@@ -171,8 +178,8 @@ void ExporterService::stop() {
     poller_.request_stop();
     poller_.join();
   }
-  relay_.reset();  // before the server it relays to
-  exposer_.reset();
+  auth_.reset();  // joins the bcrypt workers, whose replies go to the server
+  server_.reset();
 }
 
 }  // namespace rdmatop

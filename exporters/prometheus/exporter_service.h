@@ -1,5 +1,6 @@
-// The exporter's runtime: an HTTP server (prometheus-cpp's Exposer, i.e. civetweb) serving
-// /metrics, a landing page at / and /-/healthy, and ONE poll thread that calls Monitor::step()
+// The exporter's runtime: an HTTP server (http_server.h: one epoll thread, deadlines and caps
+// against slow and idle clients) serving /metrics, a landing page at / and /-/healthy, basic
+// auth on /metrics (basic_auth.h), and ONE poll thread that calls Monitor::step()
 // every interval. Collection is decoupled from scrapes: a scrape only serializes the latest
 // published Report, so concurrent scrapes never read the kernel nor wait for each other or for
 // a collection, and a scrape storm cannot make the kernel reads more frequent.
@@ -10,31 +11,26 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <thread>
 
 #include "collector/model/result.h"
+#include "exporters/http/http_server.h"
 #include "exporters/monitor/monitor.h"
+#include "exporters/prometheus/basic_auth.h"
 #include "exporters/prometheus/metrics_collectable.h"
-
-namespace prometheus {
-class Exposer;
-}  // namespace prometheus
+#include "exporters/prometheus/metrics_page.h"
 
 namespace rdmatop {
 
-class TcpRelay;
-
 struct ExporterOptions {
-  /// PORT or :PORT (all IPv4 addresses), IPv4:PORT, or [IPv6]:PORT (listen_address.h; relayed
-  /// to civetweb on loopback when civetweb has no IPv6, tcp_relay.h); port 0 picks a free port
-  /// (start() returns it).
+  /// PORT or :PORT (all IPv4 addresses), IPv4:PORT, or [IPv6]:PORT (listen_address.h); port 0
+  /// picks a free port (start() returns it).
   std::string listen = "9879";
   double interval_seconds = 5.0;
-  std::size_t http_threads = 2;
   /// user -> bcrypt hash (--web-config's basic_auth_users); non-empty: /metrics needs one.
   std::map<std::string, std::string> basic_auth_users;
+  http::ServerLimits http;  ///< deadlines and caps of the HTTP server (docs/security.md)
 };
 
 class ExporterService {
@@ -53,11 +49,15 @@ class ExporterService {
   /// Stops the poll thread and the server; idempotent.
   void stop();
 
+  /// The HTTP server's counters (tests, docs/security.md); zeros before start().
+  http::ServerStats http_stats() const;
+
  private:
   void poll_once();
-  bool authorized(const std::string& user, const std::string& password);
   void poll_loop(const std::stop_token& stop);
   ExporterView view() const;
+  void handle(const http::Request& request, const http::ClientAddress& client, http::Reply reply);
+  http::Response metrics_response(const http::Request& request);
 
   Monitor& monitor_;
   ExporterOptions options_;
@@ -67,14 +67,10 @@ class ExporterService {
   PollStatus poll_;
   std::condition_variable_any wake_;
 
-  std::mutex auth_mutex_;  // guards verified_
-  /// user + '\0' + password pairs that matched: bcrypt costs ~0.1 s by design, too much for
-  /// every scrape (the exporter-toolkit caches verified credentials for the same reason).
-  std::set<std::string> verified_;
-
   std::shared_ptr<ReportCollectable> collectable_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
-  std::unique_ptr<TcpRelay> relay_;  ///< only for an IPv6 --listen without IPv6 in civetweb
+  std::unique_ptr<MetricsPage> page_;
+  std::unique_ptr<BasicAuth> auth_;  ///< null without basic_auth_users
+  std::unique_ptr<http::HttpServer> server_;
   std::jthread poller_;
 };
 

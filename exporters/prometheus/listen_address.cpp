@@ -1,7 +1,6 @@
 #include "exporters/prometheus/listen_address.h"
 
 #include <arpa/inet.h>
-#include <civetweb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -85,20 +84,7 @@ Result<ListenAddress> parse_listen_address(std::string_view text) {
     return bad_address(text, "'" + std::string(port_text) + "' is not a port (0 to 65535)");
   }
   address.port = *port;
-  // civetweb's listening_ports: "PORT" binds every IPv4 address, "ADDR:PORT" one, and
-  // "[ADDR6]:PORT" one IPv6 address (civetweb docs/UserManual.md, listening_ports).
-  if (address.ipv6) {
-    address.civetweb = "[" + address.host + "]:" + std::to_string(address.port);
-  } else if (address.host == "0.0.0.0") {
-    address.civetweb = std::to_string(address.port);
-  } else {
-    address.civetweb = address.host + ":" + std::to_string(address.port);
-  }
   return address;
-}
-
-bool http_server_supports_ipv6() {
-  return mg_check_feature(8) != 0;
 }
 
 Result<int> open_listener(const ListenAddress& address, int backlog) {
@@ -120,7 +106,7 @@ Result<int> open_listener(const ListenAddress& address, int backlog) {
   }
   const int fd = socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return errno_error(errno, "cannot listen on " + where + ": socket");
-  // As civetweb does (SO_REUSEADDR), so a port in TIME_WAIT is not reported as in use.
+  // SO_REUSEADDR, so a port with connections in TIME_WAIT is not reported as in use (socket(7)).
   const int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
   int rc = bind(fd, reinterpret_cast<const sockaddr*>(&storage), length);
@@ -151,13 +137,6 @@ Result<int> open_listener(const ListenAddress& address, int backlog) {
     default:
       return errno_error(error, "cannot listen on " + where);
   }
-}
-
-std::optional<Error> check_bindable(const ListenAddress& address) {
-  const Result<int> fd = open_listener(address, 1);
-  if (!fd) return fd.error();
-  close(*fd);
-  return std::nullopt;
 }
 
 int bound_port(int fd) {

@@ -299,12 +299,16 @@ ReportCollectable::ReportCollectable(std::function<ExporterView()> view, Metrics
       proc_(make_directory_file_source("/proc")) {}
 
 std::vector<MetricFamily> ReportCollectable::Collect() const {
+  return *families();
+}
+
+std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() const {
   ExporterView view = view_();
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     if (cached_.families != nullptr && cached_.report == view.report &&
         cached_.polls == view.poll.polls) {
-      return *cached_.families;
+      return cached_.families;
     }
   }
   // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
@@ -317,7 +321,7 @@ std::vector<MetricFamily> ReportCollectable::Collect() const {
   if (cached_.families == nullptr || view.poll.polls >= cached_.polls) {
     cached_ = Cached{std::move(view.report), view.poll.polls, families};
   }
-  return *families;
+  return families;
 }
 
 }  // namespace rdmatop

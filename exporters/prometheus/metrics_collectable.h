@@ -57,6 +57,9 @@ class ReportCollectable : public prometheus::Collectable {
  public:
   ReportCollectable(std::function<ExporterView()> view, MetricsOptions options);
   std::vector<prometheus::MetricFamily> Collect() const override;
+  /// The families of the latest collection, shared (the same pointer for every scrape of one
+  /// collection, so a caller may cache what it derives from them).
+  std::shared_ptr<const std::vector<prometheus::MetricFamily>> families() const;
 
  private:
   struct Cached {

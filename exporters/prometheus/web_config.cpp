@@ -49,14 +49,11 @@ Result<WebConfig> parse_web_config(const std::string& text, const std::string& p
   if (!root.IsMap()) return config_error(path, root, "expected a mapping at the top level");
   try {
     if (root["tls_server_config"]) {
-      // Debian 12's civetweb 1.15 (which prometheus-cpp serves through) dlopens libssl.so and
-      // calls SSL_get_peer_certificate after every TLS handshake; OpenSSL 3 no longer exports
-      // that name (it became a macro for SSL_get1_peer_certificate), so the pointer is null and
-      // the first HTTPS connection crashes the exporter (checked with libssl-dev 3.0).
+      // The exporter's HTTP server speaks plain HTTP only (exporters/http/http_server.h);
+      // a TLS setting it ignored would leave the operator believing the port is encrypted.
       return config_error(path, root["tls_server_config"],
-                          "tls_server_config is not supported: Debian 12's civetweb crashes on "
-                          "TLS connections with OpenSSL 3; terminate TLS in a reverse proxy "
-                          "(docs/exporter.md)");
+                          "tls_server_config is not supported: the exporter serves plain HTTP; "
+                          "terminate TLS in a reverse proxy (docs/exporter.md)");
     }
     const std::string extra = unknown_key(root, {"basic_auth_users"});
     if (!extra.empty()) {

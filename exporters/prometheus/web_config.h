@@ -1,9 +1,9 @@
 // The exporter's `--web-config FILE`: basic auth in the shape of the Prometheus exporter-toolkit
 // web configuration (prometheus/exporter-toolkit docs/web-configuration.md), so one file format
 // serves rdmatop and node_exporter alike. Supported: basic_auth_users (user -> bcrypt hash).
-// tls_server_config is refused with the reason (docs/exporter.md: Debian 12's civetweb crashes
-// on the first TLS connection with OpenSSL 3), and so is every other key: a security setting
-// that silently does nothing is worse than a refusal.
+// tls_server_config is refused with the reason (the exporter serves plain HTTP; docs/exporter.md),
+// and so is every other key: a security setting that silently does nothing is worse than a
+// refusal.
 #pragma once
 
 #include <map>

@@ -11,3 +11,10 @@ target_compile_definitions(rdmatop_e2e_tests
   PRIVATE RDMATOP_SOURCE_DIR="${PROJECT_SOURCE_DIR}" RDMATOP_BINARY="$<TARGET_FILE:rdmatop>")
 add_dependencies(rdmatop_e2e_tests rdmatop)
 catch_discover_tests(rdmatop_e2e_tests PROPERTIES LABELS e2e)
+
+# #22 load test: the TCP responder under a connection flood and trickling holders while a real
+# prober keeps getting answers (loopback, about 25 s).
+add_test(NAME e2e.responder_flood
+         COMMAND ${CMAKE_CURRENT_LIST_DIR}/responder_flood_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(e2e.responder_flood PROPERTIES LABELS "e2e;load" SKIP_RETURN_CODE 77
+                     TIMEOUT 120)

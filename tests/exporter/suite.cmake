@@ -14,6 +14,13 @@ add_test(NAME exporter.listen COMMAND ${_exporter_dir}/listen_test.sh $<TARGET_F
 set_tests_properties(exporter.http exporter.prometheus_storm exporter.deploy exporter.demo
                      exporter.load exporter.replay exporter.web_config exporter.listen
                      PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)
+# #22: hostile and slow clients (regression), and the load test (500 scrapers, 1,000 idle
+# sockets, a wrong-password flood; 30 s, label "load" too).
+add_test(NAME exporter.hostile COMMAND ${_exporter_dir}/hostile_test.sh $<TARGET_FILE:rdmatop>)
+add_test(NAME exporter.flood COMMAND ${_exporter_dir}/flood_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(exporter.hostile PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 120)
+set_tests_properties(exporter.flood PROPERTIES LABELS "exporter;load" SKIP_RETURN_CODE 77
+                     TIMEOUT 180)
 add_test(NAME exporter.probe_histogram
          COMMAND ${_exporter_dir}/probe_histogram_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.probe_histogram PROPERTIES LABELS exporter SKIP_RETURN_CODE 77

@@ -145,6 +145,10 @@ TEST_CASE("many distinct peers cannot grow the bucket table without bound", "[pr
   limits.peer_connects_per_second = 1.0;
   Admission admission(limits);
   const TimePoint t0{};
+  // One address spends its burst first: it must stay limited however many others come.
+  const auto greedy = addr("10.9.9.9");
+  CHECK(admission.admit_peer(greedy, t0).accepted());
+  CHECK(admission.admit_peer(greedy, t0).accepted());
   std::size_t accepted = 0;
   for (std::uint32_t i = 0; i < 5000; ++i) {
     PeerAddress p{};
@@ -152,12 +156,37 @@ TEST_CASE("many distinct peers cannot grow the bucket table without bound", "[pr
     p[12] = static_cast<std::uint8_t>(i >> 8);
     p[13] = static_cast<std::uint8_t>(i);
     if (admission.admit_peer(p, t0).accepted()) ++accepted;
+    CHECK(admission.tracked_peers() <= Admission::kMaxTrackedPeers);
   }
-  CHECK(accepted == 4096);
-  // Once their buckets refilled (2 s), the old entries are forgotten and new peers get in.
+  // Before #22 the 4,097th distinct address and every later one were refused until entries
+  // aged out, so 4,096 addresses could lock everyone else out: now each new one gets a bucket.
+  CHECK(accepted == 5000);
   PeerAddress fresh{};
   fresh[0] = 0x30;
-  CHECK(admission.admit_peer(fresh, t0 + 3s).accepted());
+  CHECK(admission.admit_peer(fresh, t0).accepted());
+  CHECK(admission.admit_peer(greedy, t0).status == AcceptStatus::rate_limited);
+}
+
+TEST_CASE("one address gets its share of the connection cap, not all of it",
+          "[probes][admission]") {
+  ResponderLimits limits;
+  limits.max_connections = 8;
+  limits.max_connections_per_peer = 3;
+  Admission admission(limits);
+  const auto holder = addr("10.0.0.1");
+  const auto other = addr("10.0.0.2");
+  for (int i = 0; i < 3; ++i) CHECK(admission.reserve(holder, 10).accepted());
+  const auto share = admission.reserve(holder, 10);
+  CHECK(share.status == AcceptStatus::busy);
+  CHECK_THAT(share.reason, Catch::Contains("per-address connection cap 3"));
+  CHECK(admission.reserve(other, 10).accepted());
+  admission.release(holder, 10);
+  CHECK(admission.reserve(holder, 10).accepted());
+  CHECK(admission.connections() == 4);
+  // A release of an address holding nothing changes nothing.
+  admission.release(addr("10.0.0.3"), 10);
+  CHECK(admission.connections() == 4);
+  CHECK(admission.reserved_bytes() == 40);
 }
 
 TEST_CASE("hello checks: kind, payload limit", "[probes][admission]") {
@@ -208,23 +237,24 @@ TEST_CASE("connection and memory caps; release gives both back", "[probes][admis
   limits.max_connections = 2;
   limits.max_registered_bytes = 10000;
   Admission admission(limits);
-  CHECK(admission.reserve(4000).accepted());
-  const auto memory = admission.reserve(6001);
+  const auto p = addr("10.0.0.1");
+  CHECK(admission.reserve(p, 4000).accepted());
+  const auto memory = admission.reserve(p, 6001);
   CHECK(memory.status == AcceptStatus::busy);
   CHECK_THAT(memory.reason, Catch::Contains("memory cap 10000"));
-  CHECK(admission.reserve(6000).accepted());
+  CHECK(admission.reserve(p, 6000).accepted());
   CHECK(admission.connections() == 2);
   CHECK(admission.reserved_bytes() == 10000);
-  const auto full = admission.reserve(0);
+  const auto full = admission.reserve(addr("10.0.0.2"), 0);
   CHECK(full.status == AcceptStatus::busy);
   CHECK_THAT(full.reason, Catch::Contains("connection cap 2"));
-  admission.release(4000);
+  admission.release(p, 4000);
   CHECK(admission.connections() == 1);
   CHECK(admission.reserved_bytes() == 6000);
-  CHECK(admission.reserve(4000).accepted());
-  admission.release(4000);
-  admission.release(6000);
-  admission.release(6000);  // an extra release never underflows
+  CHECK(admission.reserve(p, 4000).accepted());
+  admission.release(p, 4000);
+  admission.release(p, 6000);
+  admission.release(p, 6000);  // an extra release never underflows
   CHECK(admission.connections() == 0);
   CHECK(admission.reserved_bytes() == 0);
 }
@@ -234,8 +264,8 @@ TEST_CASE("resize moves a reservation within the memory cap", "[probes][admissio
   limits.max_connections = 4;
   limits.max_registered_bytes = 1000;
   Admission admission(limits);
-  REQUIRE(admission.reserve(56).accepted());
-  REQUIRE(admission.reserve(56).accepted());
+  REQUIRE(admission.reserve(addr("10.0.0.1"), 56).accepted());
+  REQUIRE(admission.reserve(addr("10.0.0.2"), 56).accepted());
   CHECK(admission.resize(56, 900).accepted());
   CHECK(admission.reserved_bytes() == 956);
   CHECK(admission.resize(56, 101).status == AcceptStatus::busy);  // 900 + 101 > 1000

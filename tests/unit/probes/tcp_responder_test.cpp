@@ -68,9 +68,15 @@ class RunningResponder {
   std::vector<std::string> log_;
 };
 
-UniqueFd raw_connect(std::uint16_t port) {
+UniqueFd raw_connect(std::uint16_t port, const char* source = nullptr) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
   REQUIRE(fd);
+  if (source != nullptr) {  // any 127.0.0.0/8 address is the loopback's (RFC 1122, 3.2.1.3)
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    REQUIRE(::inet_pton(AF_INET, source, &local.sin_addr) == 1);
+    REQUIRE(::bind(fd.get(), reinterpret_cast<sockaddr*>(&local), sizeof(local)) == 0);
+  }
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
@@ -93,6 +99,19 @@ std::vector<std::uint8_t> read_until_closed(int fd) {
   }
   FAIL("responder did not close the connection within 5 s");
   return got;
+}
+
+// Connects and completes the handshake by hand; returns the established socket.
+UniqueFd raw_handshake(std::uint16_t port, std::uint32_t max_payload) {
+  UniqueFd fd = raw_connect(port);
+  const Hello hello = make_hello(TransportKind::tcp, max_payload);
+  const auto bytes = encode_hello(hello, "");
+  REQUIRE(::send(fd.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL) ==
+          static_cast<ssize_t>(bytes.size()));
+  AcceptBytes accept{};
+  REQUIRE_FALSE(recv_exact(fd.get(), accept, std::chrono::steady_clock::now() + 5s));
+  REQUIRE(check_accept(accept, Padding::exact, hello, "").ok());
+  return fd;
 }
 
 ProbeOptions tcp_options(std::size_t max_payload = 8192, std::string secret = "") {
@@ -262,6 +281,66 @@ TEST_CASE("tcp responder survives garbage, truncation and silence", "[probes][tc
   auto good = make_tcp_transport(tcp_options(64));
   REQUIRE_FALSE(good->connect(responder.endpoint(), 5s).has_value());
   CHECK(good->ping(64, 5s).outcome == PingResult::Outcome::answered);
+}
+
+// #22: the first ping had the 2 s handshake deadline although docs/probe-protocol.md gives
+// every ping the idle timeout (120 s); a prober that waited longer than 2 s was cut off.
+TEST_CASE("tcp responder gives the first ping the idle timeout, not the handshake's",
+          "[probes][tcp]") {
+  ResponderLimits limits;
+  limits.handshake_timeout = 200ms;
+  RunningResponder responder(limits);
+  auto transport = make_tcp_transport(tcp_options(64));
+  REQUIRE_FALSE(transport->connect(responder.endpoint(), 5s).has_value());
+  std::this_thread::sleep_for(1s);  // five handshake timeouts, far below the idle timeout
+  CHECK(transport->ping(64, 5s).outcome == PingResult::Outcome::answered);
+  CHECK(responder.stats().active == 1);
+}
+
+// #22: any byte used to restart the idle deadline, so one byte every few seconds of a frame
+// never finished held a slot forever. A frame is now due frame_timeout after its first byte.
+TEST_CASE("tcp responder closes a connection that trickles an unfinished frame", "[probes][tcp]") {
+  ResponderLimits limits;  // frame_timeout 2 s
+  RunningResponder responder(limits);
+  UniqueFd fd = raw_handshake(responder.endpoint().port, 64);
+  std::vector<std::uint8_t> frame(kFrameHeaderSize + 64, 0x5a);
+  const auto header = encode_frame_header({64, 1});
+  std::copy(header.begin(), header.end(), frame.begin());
+  // One byte per 250 ms would take 20 s for the whole frame; the responder must close first.
+  std::size_t sent = 0;
+  bool closed = false;
+  while (sent + 1 < frame.size() && !closed) {
+    if (::send(fd.get(), &frame[sent], 1, MSG_NOSIGNAL) != 1) break;
+    ++sent;
+    pollfd p{fd.get(), POLLIN, 0};
+    if (::poll(&p, 1, 250) > 0) {
+      std::uint8_t byte = 0;
+      closed = ::recv(fd.get(), &byte, 1, 0) <= 0;
+    }
+  }
+  CAPTURE(sent);
+  CHECK(closed);
+  CHECK(sent + 1 < frame.size());
+  CHECK(responder.eventually([](const ResponderStats& s) { return s.active == 0; }));
+}
+
+// #22: one address that held every slot (here with silent connections) locked out every other
+// prober. It now gets max_connections_per_peer of them; 127.0.0.2 still gets in.
+TEST_CASE("tcp responder keeps slots for other addresses when one holds many", "[probes][tcp]") {
+  ResponderLimits limits;  // 64 connections, 16 per address
+  limits.peer_burst = 200;
+  limits.handshake_timeout = 30s;  // the holders stay for the whole test
+  RunningResponder responder(limits);
+  const auto port = responder.endpoint().port;
+  std::vector<UniqueFd> holders;
+  for (int i = 0; i < 64; ++i) holders.push_back(raw_connect(port));
+  REQUIRE(responder.eventually([](const ResponderStats& s) { return s.active + s.refused >= 64; }));
+  CHECK(responder.stats().active <= limits.max_connections_per_peer);
+  ProbeOptions options = tcp_options(64);
+  options.local_address = "127.0.0.2";
+  auto other = make_tcp_transport(options);
+  REQUIRE_FALSE(other->connect(responder.endpoint(), 5s).has_value());
+  CHECK(other->ping(64, 5s).outcome == PingResult::Outcome::answered);
 }
 
 TEST_CASE("tcp prober times out instead of hanging", "[probes][tcp]") {

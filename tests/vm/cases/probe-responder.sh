@@ -4,8 +4,9 @@
 #     handshake timeout; 12 silent connections against --max-connections 3 are refused beyond
 #     the cap, with the reason in the log;
 #   - rdma_cm: rping and ucmatose connect with private data that is not a probe hello (rejected:
-#     bad hello); a fourth rdmatop prober beyond the cap is refused "responder busy", and one
-#     prober is SIGKILLed mid-run;
+#     bad hello); a fourth rdmatop prober from the same address is refused "responder busy"
+#     by the per-address share (--max-connections-per-peer 3 of --max-connections 4, #22), and
+#     one prober is SIGKILLed mid-run;
 #   - no QP or MR is left behind (rdma resource show, filtered by the responder's pid);
 #   - afterwards rc_send, rc_write and tcp probes are all answered, and SIGTERM ends the
 #     responder with exit code 0.
@@ -18,7 +19,8 @@ ip="$RXE_VM_IP"
 port=19875
 cd "$RXE_VM_DIR"
 
-"$rdmatop" responder --listen "$ip" --max-connections 3 >responder.log 2>&1 &
+"$rdmatop" responder --listen "$ip" --max-connections 4 --max-connections-per-peer 3 \
+  >responder.log 2>&1 &
 responder=$!
 holders=()
 trap 'kill -KILL $responder "${holders[@]}" 2>/dev/null || true' EXIT
@@ -57,11 +59,11 @@ exec 3<&-
 # (Its log line is suppressed: one line per peer and reason per 10 s, and the garbage above
 # already logged "bad hello" for this peer.)
 
-echo "== tcp: 12 silent connections against a cap of 3"
+echo "== tcp: 12 silent connections against a per-address share of 3"
 for fd in {10..21}; do
   eval "exec $fd<>/dev/tcp/$ip/$port"
 done
-wait_log "connection cap 3 reached"
+wait_log "per-address connection cap 3 reached"
 for fd in {10..21}; do
   eval "exec $fd<&-"
 done
@@ -71,12 +73,12 @@ timeout 30 rping -c -a "$ip" -p "$port" -C 1 >rping.log 2>&1 || true
 timeout 30 ucmatose -s "$ip" -p "$port" -c 4 >ucmatose.log 2>&1 || true
 wait_log "refused rdma peer $ip: bad hello"
 
-echo "== rdma_cm: a fourth prober beyond the cap of 3"
+echo "== rdma_cm: a fourth prober beyond the per-address share of 3"
 for i in 1 2 3 4; do
   "$rdmatop" probe "$ip" --transport rc_send --duration 30 --rate 2 >"holder$i.log" 2>&1 &
   holders+=($!)
 done
-wait_log "refused rdma peer $ip: responder busy"
+wait_log "refused rdma peer $ip: responder busy .*(per-address connection cap 3 reached)"
 # One prober vanishes without a goodbye (SIGKILL), the others stop normally.
 kill -KILL "${holders[0]}" 2>/dev/null || true
 kill -TERM "${holders[@]:1}" 2>/dev/null || true
