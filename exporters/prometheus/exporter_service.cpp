@@ -42,11 +42,12 @@ ExporterService::~ExporterService() {
 
 void ExporterService::poll_once() {
   const auto start = std::chrono::steady_clock::now();
-  monitor_.step();
+  const std::shared_ptr<const Report> report = monitor_.step();
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::lock_guard<std::mutex> lock(mutex_);
   ++poll_.polls;
+  if (report != nullptr) count_source_errors(report->snapshot, poll_.source_errors);
   poll_.last_poll_duration_seconds = took;
   poll_.last_poll_end_unix_seconds = unix_seconds_now();
 }

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <utility>
 
 #include "collector/normalize/counter_table.h"
@@ -257,6 +258,13 @@ void add_self_metrics(const ExporterView& view, const MetricsOptions& options, F
     out.add("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
             MetricType::Gauge, {}, p.start_time_seconds);
   }
+  for (const auto& [key, count] : view.poll.source_errors) {
+    out.add("rdmatop_source_errors_total",
+            "Collections in which reading this source failed (rdmatop_source_up was 0), since "
+            "the exporter started.",
+            MetricType::Counter, {{"source", key.first}, {"target", key.second}},
+            static_cast<double>(count));
+  }
   if (view.poll.polls == 0) return;
   out.add("rdmatop_collection_duration_seconds",
           "Time the last collection took: read every source, normalize, evaluate the rules.",
@@ -268,6 +276,16 @@ void add_self_metrics(const ExporterView& view, const MetricsOptions& options, F
 }
 
 }  // namespace
+
+void count_source_errors(const Snapshot& snapshot,
+                         std::map<std::pair<std::string, std::string>, std::uint64_t>& errors) {
+  std::set<std::pair<std::string, std::string>> failed;
+  for (const SourceStatus& s : snapshot.sources) {
+    errors.try_emplace({s.source, s.target}, 0);
+    if (s.state == SourceState::error) failed.insert({s.source, s.target});
+  }
+  for (const auto& key : failed) ++errors[key];
+}
 
 std::vector<MetricFamily> build_metric_families(const ExporterView& view,
                                                 const MetricsOptions& options) {

@@ -9,10 +9,12 @@
 #include <prometheus/metric_family.h>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collector/source/file_source.h"
@@ -24,7 +26,10 @@ namespace rdmatop {
 
 /// Health of the exporter's poll loop, published with each Report.
 struct PollStatus {
-  std::uint64_t polls = 0;                ///< Monitor::step() calls completed
+  std::uint64_t polls = 0;  ///< Monitor::step() calls completed
+  /// Per (source, target): collections in which a read of it failed. Every source ever read
+  /// has an entry, so the counter exists at 0 before its first error.
+  std::map<std::pair<std::string, std::string>, std::uint64_t> source_errors;
   double last_poll_duration_seconds = 0;  ///< how long the last step() took
   double last_poll_end_unix_seconds = 0;  ///< wall clock when the last step() returned
 };
@@ -41,6 +46,11 @@ struct ExporterView {
   PollStatus poll;
   std::optional<ProcessMetrics> process;  ///< the exporter process itself (process_*)
 };
+
+/// Adds one collection's source outcomes to `errors`: +1 for each (source, target) with a
+/// failed read in it (several reads of one target in a collection count once), 0 for the rest.
+void count_source_errors(const Snapshot& snapshot,
+                         std::map<std::pair<std::string, std::string>, std::uint64_t>& errors);
 
 /// Report -> metric families, sorted by family name. `view.report` may be null: then only the
 /// exporter's self-metrics are returned.

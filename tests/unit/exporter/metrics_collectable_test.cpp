@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -264,4 +265,23 @@ TEST_CASE("exporter: scrapes of one collection share its families; a new one is 
   }
   for (auto& t : scrapers) t.join();
   CHECK_FALSE(bad);
+}
+
+TEST_CASE("exporter: per-source error counters count failed collections, from 0", "[exporter]") {
+  std::map<std::pair<std::string, std::string>, std::uint64_t> errors;
+  Snapshot snap = rxe_snapshot(5000, std::chrono::seconds(0));
+  // ethtool/eth0 fails twice within this collection: it counts once.
+  snap.sources.push_back(SourceStatus{"ethtool", "eth0", SourceState::error, "EIO", {}});
+  count_source_errors(snap, errors);
+  count_source_errors(rxe_snapshot(6000, std::chrono::seconds(15)), errors);
+  CHECK(errors.at({"ethtool", "eth0"}) == 2);
+  CHECK(errors.at({"sysfs", "rxe0"}) == 0);  // never failed: present at 0
+  CHECK(errors.at({"devlink", ""}) == 0);    // no data is not an error
+
+  ExporterView view = view_of();
+  view.poll.source_errors = errors;
+  const std::string out = text(build_metric_families(view, options()));
+  CHECK(contains(out, "# TYPE rdmatop_source_errors_total counter\n"));
+  CHECK(contains(out, "rdmatop_source_errors_total{source=\"ethtool\",target=\"eth0\"} 2\n"));
+  CHECK(contains(out, "rdmatop_source_errors_total{source=\"sysfs\",target=\"rxe0\"} 0\n"));
 }
