@@ -15,9 +15,8 @@ constexpr double kUsPerSecond = 1e6;
 // Float slack for comparing elapsed simulated times (a 100 ms stall summed from 0.1 s polls).
 constexpr double kEpsilonS = 1e-6;
 
-std::int64_t to_ms(double t_s) {
-  return static_cast<std::int64_t>(std::floor(t_s * 1e3));
-}
+// Rounded, not truncated: a time summed from 100 ms polls sits a hair off its millisecond.
+std::int64_t to_ms(double t_s) { return std::llround(t_s * 1e3); }
 
 Labels sorted(Labels labels) {
   std::sort(labels.begin(), labels.end());
@@ -364,8 +363,14 @@ bool PfcFastDetector::update_priority(Priority& p, const Totals& rx, const Total
         changed;
   }
   if (pushback_stall || pushback_window) {
-    // The window's onset: its start (the pause had to be over half of it to get here).
-    const double onset = pushback_stall ? p.rx.stall_since : t - span;
+    // The window's onset: the start of the run of intervals at the pushback occupancy that
+    // ends now (the whole window when the run is broken inside it).
+    double run_span = 0;
+    for (auto iv = p.window.rbegin(); iv != p.window.rend(); ++iv) {
+      if (iv->rx_paused < config_.pushback_occupancy * iv->dt) break;
+      run_span += iv->dt;
+    }
+    const double onset = pushback_stall ? p.rx.stall_since : t - (run_span > 0 ? run_span : span);
     changed = raise(kPushback, p, onset, t, pushback_stall ? p.rx.occupancy : rx_window, estimate,
                     pushback_window || held_for(p.rx)) ||
               changed;
