@@ -22,6 +22,7 @@
 #include "exporters/monitor/fast_path.h"
 #include "exporters/monitor/monitor.h"
 #include "exporters/simulator/scenario.h"
+#include "exporters/simulator/sim_sources.h"
 #include "exporters/simulator/simulator.h"
 #include "rules/diagnoser.h"
 #include "rules/fast/pfc_fast_detector.h"
@@ -123,7 +124,11 @@ Outcome play(const Timeline& t, double lead_s, double tick_s, double fast_s) {
         firing = true;
       } else {
         const std::string key = f.rule + "/" + label_value(f.labels, "device");
-        if (!false_seen[key]) ++out.false_findings;
+        if (!false_seen[key]) {
+          ++out.false_findings;
+          std::fprintf(stderr, "  (%s: unexpected %s %s at %+.0f ms)\n", t.name, f.rule.c_str(),
+                       label_value(f.labels, "device").c_str(), now_ms - onset_ms);
+        }
         false_seen[key] = true;
       }
     }
@@ -289,7 +294,7 @@ void run_cost(int ports, double fast_hz, int seconds) {
   const double full_cpu_ms = (bench::thread_cpu_ms() - cpu1) / ticks;
   // Per netdev: the stats read (GSSET_INFO + GSTATS, GSTRINGS every 10th), GDRVINFO,
   // GPAUSEPARAM, the genl pause request, GTUNABLE; per port every hw_counters/counters file.
-  const double full_reads = static_cast<double>(ports) * (2 + 0.1 + 4) + sysfs_files;
+  const double full_reads = static_cast<double>(ports) * (2 + 0.1 + 4) + static_cast<double>(sysfs_files);
 
   std::printf("\nCost, %d ports (mlx5 fixture port, %zu ethtool strings each)\n", ports,
               ethtool_strings / static_cast<std::size_t>(ports));

@@ -16,7 +16,9 @@ constexpr double kUsPerSecond = 1e6;
 constexpr double kEpsilonS = 1e-6;
 
 // Rounded, not truncated: a time summed from 100 ms polls sits a hair off its millisecond.
-std::int64_t to_ms(double t_s) { return std::llround(t_s * 1e3); }
+std::int64_t to_ms(double t_s) {
+  return std::llround(t_s * 1e3);
+}
 
 Labels sorted(Labels labels) {
   std::sort(labels.begin(), labels.end());
@@ -349,8 +351,11 @@ bool PfcFastDetector::update_priority(Priority& p, const Totals& rx, const Total
       p.rx.stalled && p.tx.stalled && !p.rx.transitions_rose && !p.tx.transitions_rose;
   const bool storm = p.tx.stalled && p.rx.occupancy < config_.pushback_occupancy;
   const bool pushback_stall = p.rx.stalled && p.tx.occupancy < config_.pushback_unless_tx;
+  // The rule's `unless` on tx pause holds over the window and for the last interval: a deadlock
+  // starting now has a window still mostly healthy on tx, and is not pushback.
   const bool pushback_window = window_full && rx_window >= config_.pushback_occupancy &&
-                               tx_window < config_.pushback_unless_tx;
+                               tx_window < config_.pushback_unless_tx &&
+                               p.tx.occupancy < config_.pushback_unless_tx;
   if (deadlock) {
     changed = raise(kDeadlock, p, std::max(p.rx.stall_since, p.tx.stall_since), t,
                     std::min(p.rx.occupancy, p.tx.occupancy), estimate,

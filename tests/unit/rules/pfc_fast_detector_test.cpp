@@ -180,6 +180,7 @@ TEST_CASE("Both directions frozen with no transitions is the deadlock signature"
   Run run;
   run.polls(10, 0.002, 0.001, kBusy, kBusy);
   run.polls(2, 1, 1, 0, 0, /*transitions=*/false);
+  run.polls(5, 1, 1, 0, 0, /*transitions=*/false);  // the pushback window fills meanwhile
   const Finding* deadlock = run.find(kDeadlock);
   REQUIRE(deadlock != nullptr);
   CHECK(deadlock->state == FindingState::firing);

@@ -51,7 +51,9 @@ struct PlayedFast {
   std::vector<std::string> errors;
 };
 
-inline PlayedFast play_fast(const sim::Scenario& scenario, double fast_interval_s = 0.1) {
+/// Stops after the tick that reaches `until_s` of simulated time (<= 0: the whole timeline).
+inline PlayedFast play_fast(const sim::Scenario& scenario, double fast_interval_s = 0.1,
+                            double until_s = 0) {
   PlayedFast out;
   auto simulator = sim::Simulator::create(scenario);
   if (!simulator) {
@@ -75,6 +77,7 @@ inline PlayedFast play_fast(const sim::Scenario& scenario, double fast_interval_
   monitor_ptr = &monitor;
   while (auto report = monitor.step()) {
     out.published.emplace_back(unix_ms(report->snapshot.wall), report);
+    if (until_s > 0 && sim.elapsed_s() >= until_s) break;
   }
   return out;
 }
