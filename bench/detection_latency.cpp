@@ -294,7 +294,8 @@ void run_cost(int ports, double fast_hz, int seconds) {
   const double full_cpu_ms = (bench::thread_cpu_ms() - cpu1) / ticks;
   // Per netdev: the stats read (GSSET_INFO + GSTATS, GSTRINGS every 10th), GDRVINFO,
   // GPAUSEPARAM, the genl pause request, GTUNABLE; per port every hw_counters/counters file.
-  const double full_reads = static_cast<double>(ports) * (2 + 0.1 + 4) + static_cast<double>(sysfs_files);
+  const double full_reads =
+      static_cast<double>(ports) * (2 + 0.1 + 4) + static_cast<double>(sysfs_files);
 
   std::printf("\nCost, %d ports (mlx5 fixture port, %zu ethtool strings each)\n", ports,
               ethtool_strings / static_cast<std::size_t>(ports));
