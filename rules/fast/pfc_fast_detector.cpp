@@ -352,8 +352,10 @@ bool PfcFastDetector::update_priority(Priority& p, const Totals& rx, const Total
   const bool storm = p.tx.stalled && p.rx.occupancy < config_.pushback_occupancy;
   const bool pushback_stall = p.rx.stalled && p.tx.occupancy < config_.pushback_unless_tx;
   // The rule's `unless` on tx pause holds over the window and for the last interval: a deadlock
-  // starting now has a window still mostly healthy on tx, and is not pushback.
+  // starting now has a window still mostly healthy on tx, and is not pushback. And the pause
+  // must still be on: a deadlock that just broke leaves a window full of rx pause behind it.
   const bool pushback_window = window_full && rx_window >= config_.pushback_occupancy &&
+                               p.rx.occupancy >= config_.pushback_occupancy &&
                                tx_window < config_.pushback_unless_tx &&
                                p.tx.occupancy < config_.pushback_unless_tx;
   if (deadlock) {
