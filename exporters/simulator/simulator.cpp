@@ -153,7 +153,6 @@ void Simulator::advance_to(double t_s) {
     if (until - elapsed_s_ < 1e-9) until = t_s;
     const double step = until - elapsed_s_;
     advance(host_, step);
-    advance_probes(host_, step);
     elapsed_s_ = until;
   }
 }
@@ -161,6 +160,9 @@ void Simulator::advance_to(double t_s) {
 Result<bool> Simulator::tick() {
   phase_name_ = scenario_.phases[phase_at(tick_start_s_)].name;
   advance_to(tick_start_s_ + interval_s_);
+  // The probe streams advance once per tick: their `window` is what the prober answered since
+  // its previous sample, one tick (probe_model.h), whatever polls happened inside it.
+  advance_probes(host_, elapsed_s_ - tick_start_s_);
   tick_start_s_ = elapsed_s_;
   ++ticks_;
   return write_tree();
