@@ -354,10 +354,12 @@ bool PfcFastDetector::update_priority(Priority& p, const Totals& rx, const Total
   // The rule's `unless` on tx pause holds over the window and for the last interval: a deadlock
   // starting now has a window still mostly healthy on tx, and is not pushback. And the pause
   // must still be on: a deadlock that just broke leaves a window full of rx pause behind it.
-  const bool pushback_window = window_full && rx_window >= config_.pushback_occupancy &&
-                               p.rx.occupancy >= config_.pushback_occupancy &&
-                               tx_window < config_.pushback_unless_tx &&
-                               p.tx.occupancy < config_.pushback_unless_tx;
+  // With long polls (1 s) the interval a deadlock starts or ends in is partly paused both ways:
+  // a port pausing its peer half the time or more is not being pushed back on.
+  const bool pushback_window =
+      window_full && rx_window >= config_.pushback_occupancy &&
+      p.rx.occupancy >= config_.pushback_occupancy && p.tx.occupancy < config_.pushback_occupancy &&
+      tx_window < config_.pushback_unless_tx && p.tx.occupancy < config_.pushback_unless_tx;
   if (deadlock) {
     changed = raise(kDeadlock, p, std::max(p.rx.stall_since, p.tx.stall_since), t,
                     std::min(p.rx.occupancy, p.tx.occupancy), estimate,
