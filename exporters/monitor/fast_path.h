@@ -1,7 +1,8 @@
 // The PFC fast path's poll: every ~100 ms, read only the per-priority pause counters (and the
 // storm-watchdog counters and per-priority packets that tell a stall from heavy pause) of the
 // ports the last slow tick found, through EthtoolSource::stats_subset (the live source reads
-// GSSET_INFO + GSTATS and picks cached positions; no GSTRINGS, GID tables, hw_counters, DCB),
+// GSSET_INFO + GSTATS and picks cached positions, GSTRINGS only on its every-10th-read refresh of
+// the names; no GID tables, hw_counters, DCB),
 // map them with the one counter table (normalize_subset) and feed the detector
 // (rules/fast/pfc_fast_detector.h). A port whose driver has no such counters is not read at all.
 #pragma once
