@@ -69,6 +69,32 @@ std::string replay_label(const std::vector<std::string>& paths);
 /// unknown or invalid scenario, a tree that cannot be written.
 Result<std::unique_ptr<sim::Simulator>> open_demo(const std::string& scenario, bool loop);
 
+/// --fast-interval SECONDS (TUI, exporter, report, demo): the PFC fast path's poll interval
+/// (default 0.1, 0 = off; docs/rules.md "Sub-second PFC detection"). Defined in
+/// cli/fast_path_wiring.cpp with the rest of the fast path's wiring.
+void add_fast_path_option(CLI::App& command, double& interval_s);
+
+/// On the live host: enables `monitor`'s fast path with a SIOCETHTOOL source of its own.
+/// Nothing when `interval_s` is 0 or the host is offline input (dumps do not change between
+/// ticks). The caller runs a FastLoop to poll it.
+void enable_host_fast_path(Monitor& monitor, const SourceOptions& options, double interval_s);
+
+/// The fast path of the simulated host: polls between the simulator's ticks, on simulated time,
+/// reading the simulated model's ethtool statistics as they are at that instant.
+class SimulatedFastPath {
+ public:
+  SimulatedFastPath(sim::Simulator& sim, double interval_s);
+  /// simulator_provider(sim, filter) with the fast polls (plain when the interval is 0).
+  SnapshotProvider provider(DeviceFilter filter = {});
+  /// Enables the fast path on `monitor`, which the provider's polls then feed.
+  void attach(Monitor& monitor);
+
+ private:
+  sim::Simulator& sim_;
+  double interval_s_;
+  std::shared_ptr<Monitor*> monitor_ = std::make_shared<Monitor*>(nullptr);
+};
+
 /// The OS sources chosen by the flags, owning what CollectContext refers to.
 class HostSources {
  public:

@@ -34,6 +34,7 @@ struct DemoOptions {
   bool json = false;
   bool no_tui = false;
   RuleOptions rules;
+  double fast_interval_seconds = FastPathOptions{}.interval_s;
 };
 
 int list_scenarios() {
@@ -126,7 +127,8 @@ int run_demo(const DemoOptions& options) {
   }
   sim::Simulator& sim = **simulator;
   RuleSetLoad rules = load_rules(options.rules, "rdmatop demo");
-  SnapshotProvider provider = sim::simulator_provider(sim);
+  SimulatedFastPath fast(sim, options.fast_interval_seconds);
+  SnapshotProvider provider = fast.provider();
   if (options.ticks) {
     // Stop after N ticks even if the timeline (or the loop) would go on.
     provider = [inner = std::move(provider), limit = static_cast<std::uint64_t>(*options.ticks)](
@@ -136,6 +138,7 @@ int run_demo(const DemoOptions& options) {
     };
   }
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
+  fast.attach(monitor);
   if (interactive) {
     TuiOptions tui;
     tui.interval_seconds = sim.interval_s() / options.speed;
@@ -176,6 +179,7 @@ void register_demo_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", options->json, "Print the final report as JSON (no terminal UI)");
   cmd->add_flag("--no-tui", options->no_tui, "Print text reports even on a terminal");
   add_rule_options(*cmd, options->rules);
+  add_fast_path_option(*cmd, options->fast_interval_seconds);
   cmd->callback([options, &exit_code] { exit_code = run_demo(*options); });
 }
 

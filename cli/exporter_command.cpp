@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "exporters/monitor/fast_loop.h"
 #include "exporters/monitor/monitor.h"
 #include "exporters/prometheus/exporter_service.h"
 #include "exporters/prometheus/web_config.h"
@@ -29,6 +30,7 @@ struct ExporterCommandOptions {
   std::vector<std::string> from;  ///< non-empty: serve a recording instead of this host
   ProbeWiringOptions probes;
   std::string web_config;  ///< non-empty: basic auth from this file
+  double fast_interval_seconds = FastPathOptions{}.interval_s;
 };
 
 /// Reads --web-config into the service options.
@@ -63,6 +65,7 @@ int run_exporter(const ExporterCommandOptions& options) {
   const HostSources sources(options.sources);
   const CollectContext ctx = sources.context();
   std::unique_ptr<sim::Simulator> simulator;
+  std::unique_ptr<SimulatedFastPath> simulated_fast;
   auto probed = with_probe_options(live_provider(ctx), options.probes, "rdmatop exporter");
   if (!probed) {
     std::cerr << "rdmatop exporter: " << probed.error().message << "\n";
@@ -76,7 +79,8 @@ int run_exporter(const ExporterCommandOptions& options) {
       return static_cast<int>(ReportExit::usage);
     }
     simulator = std::move(created).value();
-    provider = sim::simulator_provider(*simulator);
+    simulated_fast = std::make_unique<SimulatedFastPath>(*simulator, options.fast_interval_seconds);
+    provider = simulated_fast->provider();
   } else if (!options.from.empty()) {
     // One recorded snapshot per --interval; after the last one the exporter keeps serving it.
     auto replay = open_replay(options.from);
@@ -87,6 +91,14 @@ int run_exporter(const ExporterCommandOptions& options) {
     provider = std::move(replay).value();
   }
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
+  // The fast path: on the simulator between its ticks, on a host in a thread of its own (a
+  // recording has no sub-tick data).
+  if (simulated_fast) {
+    simulated_fast->attach(monitor);
+  } else if (options.from.empty()) {
+    enable_host_fast_path(monitor, options.sources, options.fast_interval_seconds);
+  }
+  const FastLoop fast_loop(monitor);
   MetricsOptions metrics;
   metrics.raw_counters = !options.no_raw_counters;
   auto raw_filter = RawCounterFilter::make(options.raw_filter);
@@ -127,6 +139,7 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
       ->capture_default_str()
       ->check(CLI::Range(0.1, 3600.0));
   add_rule_options(*cmd, options->rules);
+  add_fast_path_option(*cmd, options->fast_interval_seconds);
   add_probe_options(*cmd, options->probes);
   cmd->add_flag("--no-raw-counters", options->no_raw_counters,
                 "Do not expose the raw driver counters (rdma_raw_* families)");

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "exporters/monitor/fast_loop.h"
 #include "exporters/monitor/monitor.h"
 #include "exporters/report/report_model.h"
 #include "tui/tui.h"
@@ -23,6 +24,7 @@ struct TopOptions {
   RuleOptions rules;
   std::vector<std::string> from;  ///< replay this recording (its files) instead of the live host
   ProbeWiringOptions probes;
+  double fast_interval_seconds = FastPathOptions{}.interval_s;
 };
 
 int run_default(const TopOptions& options) {
@@ -46,6 +48,10 @@ int run_default(const TopOptions& options) {
     tui.replay = true;
   }
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
+  if (options.from.empty()) {
+    enable_host_fast_path(monitor, options.sources, options.fast_interval_seconds);
+  }
+  const FastLoop fast_loop(monitor);
   tui.interval_seconds = options.interval_seconds;
   tui.source_label = !options.from.empty() ? "replay: " + replay_label(options.from)
                      : options.sources.sysfs_root == "/sys" ? "live"
@@ -72,6 +78,7 @@ std::function<int()> register_tui_options(CLI::App& app) {
                "Batch mode without a terminal (1 frame unless -n); also the default when stdout "
                "is not a terminal");
   add_rule_options(app, options->rules);
+  add_fast_path_option(app, options->fast_interval_seconds);
   add_probe_options(app, options->probes);
   app.add_option("--from", options->from,
                  "Replay a recording (rdmatop record) instead of this host, one snapshot per "

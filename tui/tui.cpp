@@ -124,7 +124,9 @@ int run_interactive(Monitor& monitor, const TuiOptions& options, tui::History& h
     screen->draw(fits ? tui::render_frame(history, state, ctx) : too_small(ctx.width, ctx.height));
     const auto wait =
         std::chrono::duration_cast<std::chrono::milliseconds>(next_tick - Clock::now());
-    const int timeout_ms = static_cast<int>(std::clamp<long>(wait.count(), 0, 1000));
+    // With the fast path on, wake at its pace so that a finding it republishes shows at once.
+    const long max_wait_ms = monitor.fast_path_enabled() ? 100 : 1000;
+    const int timeout_ms = static_cast<int>(std::clamp<long>(wait.count(), 0, max_wait_ms));
     if (auto key = screen->read_key(timeout_ms)) {
       const tui::Counts counts = tui::counts_for(*history.latest(), state, ctx);
       const tui::Action action = tui::apply_key(state, *key, counts);
@@ -133,6 +135,10 @@ int run_interactive(Monitor& monitor, const TuiOptions& options, tui::History& h
         next_tick = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(state.interval_seconds));
       }
+    }
+    if (auto republished = monitor.latest();
+        republished && republished != history.latest() && !state.paused) {
+      history.replace_latest(std::move(republished));
     }
     if (Clock::now() >= next_tick) {
       if (!state.paused && !ctx.ended) {

@@ -71,6 +71,15 @@ void History::push(std::shared_ptr<const Report> report) {
   while (reports_.size() > capacity_) reports_.pop_front();
 }
 
+void History::replace_latest(std::shared_ptr<const Report> report) {
+  if (!report) return;
+  if (reports_.empty()) {
+    reports_.push_back(std::move(report));
+  } else {
+    reports_.back() = std::move(report);
+  }
+}
+
 std::shared_ptr<const Report> History::latest() const {
   return reports_.empty() ? nullptr : reports_.back();
 }

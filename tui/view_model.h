@@ -55,6 +55,9 @@ class History {
  public:
   explicit History(std::size_t capacity = 60) : capacity_(capacity) {}
   void push(std::shared_ptr<const Report> report);
+  /// Puts a republished latest Report (the fast path's findings merged into the same tick) in
+  /// place of the latest one, so sparklines still get one point per tick.
+  void replace_latest(std::shared_ptr<const Report> report);
   const std::deque<std::shared_ptr<const Report>>& reports() const { return reports_; }
   std::shared_ptr<const Report> latest() const;
   /// The Report before the latest one, or null.

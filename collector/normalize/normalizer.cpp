@@ -163,8 +163,16 @@ class SeriesSink {
 // ------------------------------------------------------------------------------------------
 // Counters from the table.
 // ------------------------------------------------------------------------------------------
-void add_table_series(const PortView& view, SeriesSink& sink) {
+/// Only the groups whose series `wanted` names and whose rows read ethtool (empty: all of them).
+using SeriesFilter = std::span<const std::string_view>;
+
+bool wanted_group(const Group& group, SeriesFilter wanted) {
+  return wanted.empty() || std::find(wanted.begin(), wanted.end(), group.series) != wanted.end();
+}
+
+void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wanted = {}) {
   for (const Group& group : expanded_groups()) {
+    if (!wanted_group(group, wanted)) continue;
     for (const Alternative& alt : group.alternatives) {
       if (!applies(view, alt.driver, alt.first_source)) continue;
       double value = 0;
@@ -315,11 +323,9 @@ const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& nam
   return it == snapshot.netdevs.end() ? nullptr : &*it;
 }
 
-}  // namespace
-
-std::vector<Series> normalize(const Snapshot& snapshot) {
-  std::vector<Series> series;
-  SeriesSink sink(series);
+/// Calls `visit(view)` for every port of the snapshot (the normalizer's one port walk).
+template <class Visit>
+void for_each_port_view(const Snapshot& snapshot, Visit&& visit) {
   for (const DeviceSample& device : snapshot.devices) {
     if (device.ports.empty()) continue;
     const std::uint32_t first_port =
@@ -340,12 +346,22 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
       const DriverFamily port_family = device.driver.empty() ? netdev_family : device_family;
       const PortView view{device,      port,          netdev,
                           port_family, netdev_family, port.port == first_port};
-      add_table_series(view, sink);
-      add_port_gauges(view, sink);
-      add_netdev_series(view, sink);
-      add_mlx5_pfc_enabled(view, sink);
+      visit(view);
     }
   }
+}
+
+}  // namespace
+
+std::vector<Series> normalize(const Snapshot& snapshot) {
+  std::vector<Series> series;
+  SeriesSink sink(series);
+  for_each_port_view(snapshot, [&](const PortView& view) {
+    add_table_series(view, sink);
+    add_port_gauges(view, sink);
+    add_netdev_series(view, sink);
+    add_mlx5_pfc_enabled(view, sink);
+  });
   add_probe_series(snapshot, series);
   add_host_config_series(snapshot, series);
 
@@ -364,6 +380,31 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
     sorted.push_back(std::move(series[keys[i].second]));
   }
   return sorted;
+}
+
+std::vector<Series> normalize_subset(const Snapshot& snapshot,
+                                     std::span<const std::string_view> series) {
+  std::vector<Series> out;
+  SeriesSink sink(out);
+  for_each_port_view(snapshot, [&](const PortView& view) { add_table_series(view, sink, series); });
+  return out;
+}
+
+std::vector<std::string> ethtool_raw_names(DriverFamily family,
+                                           std::span<const std::string_view> series) {
+  std::vector<std::string> names;
+  for (const Group& group : expanded_groups()) {
+    if (!wanted_group(group, series)) continue;
+    for (const Alternative& alt : group.alternatives) {
+      if (alt.driver != DriverFamily::any && alt.driver != family) continue;
+      for (const Term& term : alt.terms) {
+        if (term.row->source == RawSource::ethtool) names.push_back(term.raw);
+      }
+    }
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
 }
 
 Observation make_observation(Snapshot snapshot) {

@@ -2,9 +2,13 @@
 // (counter_table.cpp). Raw driver counters stay in the Snapshot; nothing is dropped.
 #pragma once
 
+#include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "collector/model/snapshot.h"
+#include "collector/normalize/counter_table.h"
 #include "collector/normalize/series.h"
 
 namespace rdmatop {
@@ -12,6 +16,16 @@ namespace rdmatop {
 /// All canonical series of a snapshot, sorted by series_key. Counters a driver lacks produce
 /// no series (absent, never 0).
 std::vector<Series> normalize(const Snapshot& snapshot);
+
+/// Only the table series named in `series`, unsorted: the PFC fast path's read (a handful of
+/// counters every 100 ms, not the whole table).
+std::vector<Series> normalize_subset(const Snapshot& snapshot,
+                                     std::span<const std::string_view> series);
+
+/// The `ethtool -S` names the table reads for `series` on a driver family: what the fast path
+/// asks the kernel for.
+std::vector<std::string> ethtool_raw_names(DriverFamily family,
+                                           std::span<const std::string_view> series);
 
 /// A snapshot together with its canonical series: what the outputs and the rules consume,
 /// normalized once per tick.

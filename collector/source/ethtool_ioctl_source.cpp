@@ -217,6 +217,10 @@ class IoctlEthtoolSource final : public EthtoolSource {
   IoctlEthtoolSource() : reader_(calls_) {}
 
   Result<CounterMap> stats(const std::string& ifname) override { return reader_.read(ifname); }
+  Result<CounterMap> stats_subset(const std::string& ifname,
+                                  const std::vector<std::string>& names) override {
+    return reader_.read(ifname, names);
+  }
 
   Result<DriverInfo> driver_info(const std::string& ifname) override {
     auto info = calls_.drvinfo(ifname);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "collector/model/result.h"
 #include "collector/model/snapshot.h"
@@ -16,6 +17,11 @@ class EthtoolSource {
   virtual ~EthtoolSource() = default;
   /// `ethtool -S`: the ETH_SS_STATS strings with their values.
   virtual Result<CounterMap> stats(const std::string& ifname) = 0;
+  /// The statistics named in `names` (sorted, unique) only: the PFC fast path's read. The
+  /// default reads them all and keeps those; the live source caches their positions
+  /// (ethtool_stats_reader.h).
+  virtual Result<CounterMap> stats_subset(const std::string& ifname,
+                                          const std::vector<std::string>& names);
   /// `ethtool -i`: driver, version, firmware, bus-info.
   virtual Result<DriverInfo> driver_info(const std::string& ifname) = 0;
   /// `ethtool -I -a`: link-level pause settings and, where the kernel has them, statistics.

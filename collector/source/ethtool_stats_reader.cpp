@@ -25,6 +25,16 @@ Result<std::vector<std::string>> decode_ethtool_strings(std::span<const std::uin
 }
 
 Result<CounterMap> EthtoolStatsReader::read(const std::string& ifname) {
+  return read_impl(ifname, nullptr);
+}
+
+Result<CounterMap> EthtoolStatsReader::read(const std::string& ifname,
+                                            const std::vector<std::string>& only) {
+  return read_impl(ifname, &only);
+}
+
+Result<CounterMap> EthtoolStatsReader::read_impl(const std::string& ifname,
+                                                 const std::vector<std::string>* only) {
   for (int attempt = 0; attempt < kMaxAttempts; ++attempt) {
     auto count = calls_.count(ifname);
     if (!count) {
@@ -51,7 +61,7 @@ Result<CounterMap> EthtoolStatsReader::read(const std::string& ifname) {
         cache_.erase(ifname);
         continue;
       }
-      cached = cache_.insert_or_assign(ifname, CachedNames{std::move(*names), 0}).first;
+      cached = cache_.insert_or_assign(ifname, CachedNames{std::move(*names), 0, {}, {}}).first;
     }
 
     auto values = calls_.values(ifname, n);
@@ -62,9 +72,21 @@ Result<CounterMap> EthtoolStatsReader::read(const std::string& ifname) {
       continue;  // the set changed between GSTRINGS (or the cached read) and GSTATS
     }
 
-    ++cached->second.reads;
+    CachedNames& entry = cached->second;
+    ++entry.reads;
     CounterMap out;
-    const auto& names = cached->second.names;
+    const auto& names = entry.names;
+    if (only != nullptr) {
+      if (entry.subset_of != *only || entry.reads == 1) {
+        entry.subset_of = *only;
+        entry.subset.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+          if (std::binary_search(only->begin(), only->end(), names[i])) entry.subset.push_back(i);
+        }
+      }
+      for (const std::size_t i : entry.subset) out.emplace(names[i], (*values)[i]);
+      return out;
+    }
     // Some drivers repeat a name; the first occurrence wins, as a reader of the text would see
     // it first.
     for (std::size_t i = 0; i < n; ++i) out.emplace(names[i], (*values)[i]);

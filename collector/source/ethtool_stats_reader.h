@@ -65,14 +65,23 @@ class EthtoolStatsReader {
   /// EOPNOTSUPP: no statistics), or EAGAIN when the set changed on every attempt.
   Result<CounterMap> read(const std::string& ifname);
 
+  /// The same read, keeping only the strings named in `only` (sorted, unique): the PFC fast
+  /// path. The positions of those names are cached with the names, so a read is GSSET_INFO +
+  /// GSTATS and a pick of a few values, GSTRINGS only when the names are (re)fetched.
+  Result<CounterMap> read(const std::string& ifname, const std::vector<std::string>& only);
+
   /// Drops the cached names of `ifname` (or of every interface when empty).
   void forget(const std::string& ifname = {});
 
  private:
   struct CachedNames {
     std::vector<std::string> names;
-    unsigned reads = 0;  ///< reads served from these names since they were fetched
+    unsigned reads = 0;                  ///< reads served from these names since they were fetched
+    std::vector<std::string> subset_of;  ///< the `only` list `subset` was computed for
+    std::vector<std::size_t> subset;     ///< positions of its names in `names`
   };
+  Result<CounterMap> read_impl(const std::string& ifname, const std::vector<std::string>* only);
+
   EthtoolStatsCalls& calls_;
   std::map<std::string, CachedNames, std::less<>> cache_;
 };

@@ -37,6 +37,14 @@ std::shared_ptr<const Report> Monitor::step() {
   Report built =
       build_report(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors));
   built.coverage = diagnoser_.coverage();
+  const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
+  if (fast_) {
+    fast_->set_targets(built.snapshot, rate_base->series);
+    slow_findings_ = built.findings;
+    built.findings = fast::merge_findings(std::move(built.findings), fast_->findings());
+    built.fast_path = fast_->ports();
+    built.fast_interval_seconds = fast_->options().interval_s;
+  }
   auto report = std::make_shared<const Report>(std::move(built));
   previous_ = std::move(rate_base);
   {
@@ -45,6 +53,39 @@ std::shared_ptr<const Report> Monitor::step() {
     ++published_;
   }
   return report;
+}
+
+void Monitor::enable_fast_path(std::unique_ptr<EthtoolSource> source, FastPathOptions options) {
+  const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
+  fast_source_ = std::move(source);
+  fast_ = std::make_unique<FastPath>(*fast_source_, options);
+}
+
+bool Monitor::fast_path_enabled() const {
+  const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
+  return fast_ != nullptr;
+}
+
+double Monitor::fast_interval_seconds() const {
+  const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
+  return fast_ ? fast_->options().interval_s : 0;
+}
+
+std::uint64_t Monitor::fast_reads() const {
+  const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
+  return fast_ ? fast_->reads() : 0;
+}
+
+bool Monitor::fast_poll(std::int64_t t_us) {
+  const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
+  if (!fast_ || !fast_->poll(t_us)) return false;
+  std::shared_ptr<const Report> base = latest();
+  if (!base) return false;
+  auto republished = std::make_shared<Report>(*base);
+  republished->findings = fast::merge_findings(slow_findings_, fast_->findings());
+  const std::lock_guard<std::mutex> lock(mutex_);
+  latest_ = std::move(republished);
+  return true;
 }
 
 std::shared_ptr<const Report> Monitor::latest() const {

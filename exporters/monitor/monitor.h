@@ -14,6 +14,7 @@
 
 #include "collector/collect.h"
 #include "collector/model/snapshot.h"
+#include "exporters/monitor/fast_path.h"
 #include "exporters/report/report_model.h"
 #include "rules/diagnoser.h"
 
@@ -41,6 +42,21 @@ class Monitor {
   /// Ticks published so far.
   std::uint64_t ticks() const;
 
+  /// Turns the PFC fast path on (docs/rules.md, "Sub-second PFC detection"): fast_poll() then
+  /// polls `source`, and every published Report carries its findings merged with the rules'.
+  void enable_fast_path(std::unique_ptr<EthtoolSource> source, FastPathOptions options);
+  bool fast_path_enabled() const;
+  double fast_interval_seconds() const;
+
+  /// One fast poll at `t_us` (unix microseconds; simulated time in the simulator). When its
+  /// findings changed, republishes the latest Report with them at once (latest() returns it;
+  /// ticks() does not count it), so a storm reaches rdmatop_finding, the TUI and the report
+  /// on the next publish, not the next slow tick. Safe from another thread than step().
+  bool fast_poll(std::int64_t t_us);
+
+  /// stats_subset reads the fast path made so far.
+  std::uint64_t fast_reads() const;
+
  private:
   SnapshotProvider provider_;
   Diagnoser diagnoser_;
@@ -48,6 +64,12 @@ class Monitor {
   /// The previous tick's series and time: the base of the next report's rates.
   std::shared_ptr<const Observation> previous_;
   std::uint64_t seq_ = 0;
+
+  // The fast path; fast_mutex_ guards it and slow_findings_, and is taken before mutex_.
+  mutable std::mutex fast_mutex_;
+  std::unique_ptr<EthtoolSource> fast_source_;
+  std::unique_ptr<FastPath> fast_;
+  std::vector<Finding> slow_findings_;  ///< the rules' findings of the latest tick
 
   mutable std::mutex mutex_;  // guards latest_ and published_
   std::shared_ptr<const Report> latest_;

@@ -9,6 +9,7 @@
 #include "exporters/json_util.h"
 #include "exporters/report/config_section.h"
 #include "exporters/report/coverage_section.h"
+#include "exporters/report/fast_path_section.h"
 #include "exporters/report/probe_section.h"
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
@@ -191,6 +192,8 @@ std::string render_report_json(const Report& report) {
   if (!snap.probes.empty() || snap.prober) doc["probes"] = probe_section_json(report);
   doc["rule_errors"] = report.rule_errors;
   doc["coverage"] = render_coverage_json(report);
+  // Only when the fast path ran, so other reports keep their exact shape.
+  if (report.fast_interval_seconds > 0) doc["fast_path"] = render_fast_path_json(report);
   // Invalid UTF-8 in a driver string must not abort the report: replace it.
   return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }

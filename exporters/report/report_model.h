@@ -12,6 +12,7 @@
 #include "collector/normalize/normalizer.h"
 #include "collector/normalize/rates.h"
 #include "collector/normalize/series.h"
+#include "rules/fast/fast_path_port.h"
 #include "rules/finding.h"
 #include "rules/rule_coverage.h"
 
@@ -43,6 +44,9 @@ struct Report {
   std::vector<std::string> rule_errors;     ///< rule files that failed to load or evaluate
   /// Per alert rule: could it evaluate on this host, and if not which input was missing.
   std::vector<RuleCoverage> coverage;
+  /// Per port: whether the PFC fast path watches it and how (empty: the fast path is off).
+  std::vector<fast::FastPathPort> fast_path;
+  double fast_interval_seconds = 0;  ///< the fast path's poll interval; 0 when it is off
 };
 
 /// `first` may be null (single snapshot: every rate is init).

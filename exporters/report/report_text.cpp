@@ -10,6 +10,7 @@
 #include "collector/parse/gid.h"
 #include "exporters/report/config_section.h"
 #include "exporters/report/coverage_section.h"
+#include "exporters/report/fast_path_section.h"
 #include "exporters/report/probe_section.h"
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
@@ -287,6 +288,9 @@ std::string render_report_text(const Report& report) {
     out += "\nQP COUNTERS\n" + qp;
   }
   out += "\nCOVERAGE\n" + render_coverage_text(report);
+  if (const std::string fast = render_fast_path_text(report); !fast.empty()) {
+    out += "\nFAST PATH\n" + fast;
+  }
   out += "\nSOURCES\n" + sources(snap, report.rule_errors);
   return out;
 }

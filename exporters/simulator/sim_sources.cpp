@@ -5,9 +5,11 @@
 #include <utility>
 
 #include "collector/parse/dcbnl_parse.h"
+#include "collector/parse/ethtool_text.h"
 #include "exporters/simulator/dcb_render.h"
 #include "exporters/simulator/devlink_render.h"
 #include "exporters/simulator/nldev_render.h"
+#include "exporters/simulator/tree_render.h"
 
 namespace rdmatop::sim {
 
@@ -80,6 +82,32 @@ class SimulatedEthtoolSource final : public EthtoolSource {
   const HostModel& host_;
 };
 
+class SimulatedLiveEthtoolSource final : public EthtoolSource {
+ public:
+  explicit SimulatedLiveEthtoolSource(const HostModel& host) : host_(host) {}
+
+  Result<CounterMap> stats(const std::string& ifname) override {
+    for (const PortState& port : host_.ports) {
+      if (port.spec.netdev != ifname) continue;
+      const TreeImage image = render_port(port);
+      const auto it = image.files.find("ethtool/" + ifname + ".txt");
+      if (it == image.files.end()) break;
+      return parse_ethtool_stats_text(it->second);
+    }
+    return Error{ENODEV, "ethtool stats " + ifname + ": no such simulated netdev"};
+  }
+  Result<DriverInfo> driver_info(const std::string& ifname) override {
+    return Error{EOPNOTSUPP, "driver info " + ifname + ": not read by the fast path"};
+  }
+  Result<PauseInfo> pause(const std::string& ifname) override {
+    return Error{EOPNOTSUPP, "pause " + ifname + ": not read by the fast path"};
+  }
+  std::string describe() const override { return "simulator, live model"; }
+
+ private:
+  const HostModel& host_;
+};
+
 class SimulatedRdmaNetlinkSource final : public RdmaNetlinkSource {
  public:
   explicit SimulatedRdmaNetlinkSource(const HostModel& host) : host_(host) {}
@@ -135,6 +163,10 @@ std::unique_ptr<DcbSource> make_simulated_dcb_source(const HostModel& host) {
 
 std::unique_ptr<RdmaNetlinkSource> make_simulated_rdma_netlink_source(const HostModel& host) {
   return std::make_unique<SimulatedRdmaNetlinkSource>(host);
+}
+
+std::unique_ptr<EthtoolSource> make_simulated_live_ethtool_source(const HostModel& host) {
+  return std::make_unique<SimulatedLiveEthtoolSource>(host);
 }
 
 std::unique_ptr<EthtoolSource> make_simulated_ethtool_source(std::unique_ptr<EthtoolSource> files,

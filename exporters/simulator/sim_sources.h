@@ -34,4 +34,10 @@ std::unique_ptr<RdmaNetlinkSource> make_simulated_rdma_netlink_source(const Host
 std::unique_ptr<EthtoolSource> make_simulated_ethtool_source(std::unique_ptr<EthtoolSource> files,
                                                              const HostModel& host);
 
+/// The ethtool statistics of the simulated host as they are at this simulated instant, between
+/// ticks too: each read renders the port's `ethtool -S` text from the model and parses it with
+/// the dump parser (so the fast path reads exactly what the tree would hold). Everything but
+/// stats() is EOPNOTSUPP: the fast path reads nothing else.
+std::unique_ptr<EthtoolSource> make_simulated_live_ethtool_source(const HostModel& host);
+
 }  // namespace rdmatop::sim

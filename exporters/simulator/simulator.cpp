@@ -1,6 +1,7 @@
 #include "exporters/simulator/simulator.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 
 #include "exporters/simulator/builtin_scenarios.h"
@@ -122,21 +123,48 @@ bool Simulator::finished() const {
   return !options_.loop && elapsed_s_ >= scenario_.duration_s() - 1e-9;
 }
 
-Result<bool> Simulator::tick() {
-  const std::size_t phase = phase_at(elapsed_s_);
-  if (!started_ || phase != phase_index_) {
-    started_ = true;
-    phase_index_ = phase;
-    for (const std::string& device : scenario_.phases[phase].reload) reload_driver(host_, device);
+double Simulator::phase_end(double t_s) const {
+  const double total = scenario_.duration_s();
+  double base = 0;
+  if (options_.loop && total > 0 && t_s >= total) base = std::floor(t_s / total) * total;
+  double end = base;
+  for (const Phase& phase : scenario_.phases) {
+    end += phase.duration_s;
+    if (t_s < end) return end;
   }
-  std::vector<PortConditions> conditions;
-  for (const PortState& p : host_.ports) conditions.push_back(conditions_at(phase, p));
-  set_conditions(host_, conditions);
-  advance(host_, interval_s_);
-  advance_probes(host_, interval_s_);
-  elapsed_s_ += interval_s_;
+  return std::numeric_limits<double>::infinity();  // the last phase holds after the end
+}
+
+void Simulator::advance_to(double t_s) {
+  while (elapsed_s_ < t_s) {
+    const std::size_t phase = phase_at(elapsed_s_);
+    if (!started_ || phase != phase_index_) {
+      started_ = true;
+      phase_index_ = phase;
+      for (const std::string& device : scenario_.phases[phase].reload) {
+        reload_driver(host_, device);
+      }
+    }
+    std::vector<PortConditions> conditions;
+    for (const PortState& p : host_.ports) conditions.push_back(conditions_at(phase, p));
+    set_conditions(host_, conditions);
+    // Up to the phase's end; a boundary closer than float noise is not a step of its own.
+    double until = std::min(t_s, phase_end(elapsed_s_));
+    if (until - elapsed_s_ < 1e-9) until = t_s;
+    const double step = until - elapsed_s_;
+    advance(host_, step);
+    elapsed_s_ = until;
+  }
+}
+
+Result<bool> Simulator::tick() {
+  phase_name_ = scenario_.phases[phase_at(tick_start_s_)].name;
+  advance_to(tick_start_s_ + interval_s_);
+  // The probe streams advance once per tick: their `window` is what the prober answered since
+  // its previous sample, one tick (probe_model.h), whatever polls happened inside it.
+  advance_probes(host_, elapsed_s_ - tick_start_s_);
+  tick_start_s_ = elapsed_s_;
   ++ticks_;
-  phase_name_ = scenario_.phases[phase].name;
   return write_tree();
 }
 
@@ -154,7 +182,16 @@ std::chrono::system_clock::time_point Simulator::wall_now() const {
   return wall_start_ + seconds_as<std::chrono::system_clock::duration>(elapsed_s_);
 }
 
+std::int64_t unix_us(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
+}
+
 SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
+  return simulator_provider(sim, std::move(filter), {}, 0);
+}
+
+SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter, FastPollHook hook,
+                                    double fast_interval_s) {
   std::shared_ptr<const FileSource> sysfs = make_directory_file_source(sim.sysfs_root());
   std::shared_ptr<EthtoolSource> ethtool =
       make_simulated_ethtool_source(make_dump_ethtool_source(sim.ethtool_dir()), sim.host());
@@ -172,9 +209,21 @@ SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter) {
     procfs = make_directory_file_source(sim.root() + "/proc");
     netlink = make_simulated_rdma_netlink_source(sim.host());
   }
-  return [&sim, sysfs, ethtool, devlink, dcb, procfs, netlink,
-          filter](std::uint64_t seq) -> std::optional<Snapshot> {
-    if (sim.finished() || !sim.tick()) return std::nullopt;
+  return [&sim, sysfs, ethtool, devlink, dcb, procfs, netlink, filter, hook,
+          fast_interval_s](std::uint64_t seq) -> std::optional<Snapshot> {
+    if (sim.finished()) return std::nullopt;
+    if (hook && fast_interval_s > 0 && fast_interval_s < sim.interval_s()) {
+      // Whole fast intervals inside the tick (the last one may be shorter), counted from the
+      // tick's start so that float sums do not drift across a long timeline.
+      const double start = sim.elapsed_s();
+      const auto polls = static_cast<int>(std::ceil(sim.interval_s() / fast_interval_s - 1e-9));
+      for (int i = 1; i < polls; ++i) {
+        sim.advance_to(start + i * fast_interval_s);
+        hook(unix_us(sim.wall_now()));
+      }
+    }
+    if (!sim.tick()) return std::nullopt;
+    if (hook) hook(unix_us(sim.wall_now()));
     CollectContext ctx{*sysfs, *ethtool, filter};
     ctx.devlink = devlink.get();
     ctx.dcb = dcb.get();

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,11 @@ class Simulator {
   /// start the next phase when due (reloads happen then), rewrite the tree.
   Result<bool> tick();
 
+  /// Advances simulated time to `t_s` (seconds since the start) without writing the tree,
+  /// splitting at phase boundaries so a phase starts at its exact time, not at the next tick:
+  /// what the fast path samples between ticks. tick() advances the rest of its interval.
+  void advance_to(double t_s);
+
   const Scenario& scenario() const { return scenario_; }
   const HostModel& host() const { return host_; }
   double interval_s() const { return interval_s_; }
@@ -60,6 +66,9 @@ class Simulator {
   Simulator(Scenario scenario, SimulatorOptions options, std::unique_ptr<TreeWriter> writer);
   Result<bool> write_tree();
   std::size_t phase_at(double t_s) const;
+  /// Seconds since the start at which the phase holding `t_s` ends (looping timelines too).
+  double phase_end(double t_s) const;
+  double tick_start_s_ = 0;  ///< elapsed time at the start of the current tick
 
   Scenario scenario_;
   SimulatorOptions options_;
@@ -84,6 +93,18 @@ inline constexpr const char* kSimulatedHostname = "rdmatop-demo";
 /// when the timeline is over (unless looping) or the tree cannot be written. `sim` must
 /// outlive the provider.
 SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter = {});
+
+/// Called between ticks with the simulated wall time (unix microseconds): the fast path's poll.
+using FastPollHook = std::function<void(std::int64_t unix_us)>;
+
+/// The same, polling `hook` every `fast_interval_s` of simulated time within each tick and once
+/// more at the tick's end before its snapshot is collected (onsets inside a tick are then
+/// seen at their sub-tick time). A fast interval of 0, or not below the tick, polls once a tick.
+SnapshotProvider simulator_provider(Simulator& sim, DeviceFilter filter, FastPollHook hook,
+                                    double fast_interval_s);
+
+/// Unix microseconds of a simulated wall time.
+std::int64_t unix_us(std::chrono::system_clock::time_point t);
 
 /// Loads a scenario by built-in name, or from a file when the name contains '/' or ends in
 /// .yaml; "a,b,c" chains them into one timeline.

@@ -717,22 +717,35 @@ std::uint64_t printed_value(double total, int width_bits) {
   return static_cast<std::uint64_t>(whole);
 }
 
+namespace {
+
+void render_into(Builder& b, const PortState& port) {
+  switch (port.spec.kind) {
+    case NicKind::mlx5:
+      mlx5_port(b, port);
+      break;
+    case NicKind::bnxt_re:
+      bnxt_port(b, port);
+      break;
+    case NicKind::rxe:
+      rxe_port(b, port);
+      break;
+  }
+}
+
+}  // namespace
+
 TreeImage render_host(const HostModel& host) {
   TreeImage image;
   Builder b(image);
-  for (const PortState& port : host.ports) {
-    switch (port.spec.kind) {
-      case NicKind::mlx5:
-        mlx5_port(b, port);
-        break;
-      case NicKind::bnxt_re:
-        bnxt_port(b, port);
-        break;
-      case NicKind::rxe:
-        rxe_port(b, port);
-        break;
-    }
-  }
+  for (const PortState& port : host.ports) render_into(b, port);
+  return image;
+}
+
+TreeImage render_port(const PortState& port) {
+  TreeImage image;
+  Builder b(image);
+  render_into(b, port);
   return image;
 }
 

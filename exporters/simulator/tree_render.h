@@ -17,6 +17,9 @@ struct TreeImage {
 };
 
 TreeImage render_host(const HostModel& host);
+/// One port's share of the image (its sysfs entries and `ethtool/<if>.*` dumps), as it is now:
+/// what the simulated fast path reads between ticks (sim_sources.h).
+TreeImage render_port(const PortState& port);
 
 /// A model counter as the driver prints it: truncated to an integer and, for 32-bit hardware
 /// counters, modulo 2^32 (mlx5 Q-counters, docs/domain.md#counter-widths;

@@ -5,6 +5,7 @@
 // `expect_not` names ever fires, and no warning names a process of `expect_quiet_pids`. Counters
 // read back from the tree never go down except at a driver reload or a 32-bit wrap.
 // RDMATOP_SCENARIO=<name> limits the run to one scenario (one CTest test per scenario).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <map>
@@ -52,6 +53,58 @@ bool reloaded(const sim::Scenario& s, const std::string& phase, const std::strin
     }
   }
   return false;
+}
+
+/// Simulated seconds from the start at which the first phase that sets `key` on a port begins.
+double onset_of(const sim::Scenario& scenario, const std::string& device) {
+  double t = 0;
+  for (const auto& phase : scenario.phases) {
+    for (const auto& o : phase.ports) {
+      if (o.selector.rfind(device, 0) == 0) return t;
+    }
+    t += phase.duration_s;
+  }
+  return -1;
+}
+
+bool is_fast_pfc_alert(const std::string& alert) {
+  return alert == "RdmaPfcStormFromNic" || alert == "RdmaPfcPushbackFromNetwork" ||
+         alert == "RdmaPfcDeadlockSuspected";
+}
+
+/// With the fast path on, every storm, pushback and deadlock the scenario expects is published
+/// firing within one second of its phase's onset (docs/rules.md, "Sub-second PFC detection").
+void check_fast_path(const sim::Scenario& scenario) {
+  double last_onset_s = -1;
+  for (const auto& e : scenario.expect) {
+    if (is_fast_pfc_alert(e.alert))
+      last_onset_s = std::max(last_onset_s, onset_of(scenario, e.device));
+  }
+  if (last_onset_s < 0) return;
+  // Up to a few seconds past the last onset: enough to see the first publication (and keep the
+  // suite's time in bounds).
+  const test::PlayedFast played = test::play_fast(scenario, 0.1, last_onset_s + 5);
+  REQUIRE(played.errors.empty());
+  for (const auto& e : scenario.expect) {
+    if (!is_fast_pfc_alert(e.alert)) continue;
+    const double onset_s = onset_of(scenario, e.device);
+    REQUIRE(onset_s >= 0);
+    const std::int64_t onset_ms = played.start_ms + static_cast<std::int64_t>(onset_s * 1e3);
+    std::int64_t first_ms = -1;
+    for (const auto& [t_ms, report] : played.published) {
+      const std::string prio = e.priority ? std::to_string(*e.priority) : "";
+      if (test::has_firing(*report, e.alert, e.device, e.port, prio)) {
+        first_ms = t_ms;
+        break;
+      }
+    }
+    INFO(e.alert << " on " << e.device << " with the fast path: published firing "
+                 << (first_ms - onset_ms) << " ms after the onset");
+    CHECK(first_ms >= onset_ms);
+    CHECK(first_ms - onset_ms <= 1000);
+    WARN(scenario.name << ": " << e.alert << " fast path " << (first_ms - onset_ms)
+                       << " ms after onset");
+  }
 }
 
 void check_scenario(const sim::Scenario& scenario) {
@@ -146,6 +199,7 @@ TEST_CASE("Every built-in scenario triggers what it promises", "[scenarios]") {
     if (only != nullptr && scenario.name != only) continue;
     ++played;
     check_scenario(scenario);
+    check_fast_path(scenario);
   }
   REQUIRE(played > 0);  // a misspelt RDMATOP_SCENARIO must not pass silently
 }

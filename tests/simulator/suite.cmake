@@ -26,3 +26,20 @@ add_test(NAME scenario.demo-host-readiness COMMAND rdmatop demo host-readiness)
 set_tests_properties(scenario.demo-host-readiness PROPERTIES LABELS scenarios
                      PASS_REGULAR_EXPRESSION "3377 +kv-server +bnxt_re0 .* 1 \\(remote\\)"
                      FAIL_REGULAR_EXPRESSION "== demo host-readiness: tick 1,")
+# `rdmatop report` at its default interval on a storm and a deadlock that start inside it: the
+# PFC fast path names the per-priority finding (the 1-minute rules cannot within 5 s), and with
+# --fast-interval 0 the same report has no such finding.
+add_test(NAME scenario.report-fast-path-storm
+         COMMAND rdmatop report --demo ${CMAKE_CURRENT_LIST_DIR}/storm-in-first-tick.yaml)
+set_tests_properties(scenario.report-fast-path-storm PROPERTIES LABELS scenarios
+                     PASS_REGULAR_EXPRESSION "CRITICAL +firing +RdmaPfcStormFromNic +mlx5_0/1 priority 3")
+add_test(NAME scenario.report-fast-path-deadlock
+         COMMAND rdmatop report --demo ${CMAKE_CURRENT_LIST_DIR}/deadlock-in-first-tick.yaml)
+set_tests_properties(scenario.report-fast-path-deadlock PROPERTIES LABELS scenarios
+                     PASS_REGULAR_EXPRESSION "CRITICAL +firing +RdmaPfcDeadlockSuspected +mlx5_0/1 priority 3")
+add_test(NAME scenario.report-fast-path-off
+         COMMAND rdmatop report --demo ${CMAKE_CURRENT_LIST_DIR}/storm-in-first-tick.yaml
+                 --fast-interval 0)
+set_tests_properties(scenario.report-fast-path-off PROPERTIES LABELS scenarios
+                     PASS_REGULAR_EXPRESSION "FINDINGS"
+                     FAIL_REGULAR_EXPRESSION "RdmaPfcStormFromNic|FAST PATH")

@@ -272,3 +272,33 @@ TEST_CASE("EthtoolStatsReader keeps the first of repeated names", "[ethtool_stat
 }
 
 }  // namespace rdmatop
+
+namespace rdmatop {
+namespace {
+
+TEST_CASE("A subset read picks the cached positions and follows a changed string set",
+          "[ethtool][fast]") {
+  FakeCalls calls;
+  calls.names_now = {"rx_bytes", "rx_prio3_pause", "rx_prio3_pause_duration", "tx_bytes"};
+  EthtoolStatsReader reader(calls);
+  const std::vector<std::string> only = {"rx_prio3_pause_duration", "tx_prio3_pause_duration"};
+  auto first = reader.read("eth0", only);
+  REQUIRE(first.ok());
+  CHECK(first->size() == 1);  // the absent name stays absent, never 0
+  CHECK(first->at("rx_prio3_pause_duration") == 102);
+  // Cached: GSSET_INFO + GSTATS per read, no GSTRINGS until the periodic refresh.
+  for (int i = 0; i < 5; ++i) REQUIRE(reader.read("eth0", only).ok());
+  CHECK(calls.names_calls == 1);
+  CHECK(calls.count_calls == 6);
+  CHECK(calls.values_calls == 6);
+  // PFC moved: the set grows, the positions are recomputed from the new names.
+  calls.names_now = {"rx_bytes", "rx_prio3_pause", "tx_prio3_pause_duration",
+                     "rx_prio3_pause_duration", "tx_bytes"};
+  auto moved = reader.read("eth0", only);
+  REQUIRE(moved.ok());
+  CHECK(moved->size() == 2);
+  CHECK(moved->at("rx_prio3_pause_duration") - moved->at("tx_prio3_pause_duration") == 1);
+}
+
+}  // namespace
+}  // namespace rdmatop

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "exporters/monitor/monitor.h"
+#include "exporters/simulator/sim_sources.h"
 #include "exporters/simulator/simulator.h"
 #include "rules/rule_set.h"
 
@@ -37,6 +38,46 @@ inline Played play(const sim::Scenario& scenario, int ticks = 0,
     for (const auto& e : report->rule_errors) out.errors.push_back(e);
     out.reports.push_back(report);
     out.phases.push_back((*simulator)->phase());
+  }
+  return out;
+}
+
+/// A scenario played with the PFC fast path polling every `fast_interval_s` of simulated time:
+/// every Report it published, fast republishes included, with the simulated time (unix ms) of
+/// its publication.
+struct PlayedFast {
+  std::vector<std::pair<std::int64_t, std::shared_ptr<const Report>>> published;
+  std::int64_t start_ms = 0;  ///< simulated wall time at the timeline's start
+  std::vector<std::string> errors;
+};
+
+/// Stops after the tick that reaches `until_s` of simulated time (<= 0: the whole timeline).
+inline PlayedFast play_fast(const sim::Scenario& scenario, double fast_interval_s = 0.1,
+                            double until_s = 0) {
+  PlayedFast out;
+  auto simulator = sim::Simulator::create(scenario);
+  if (!simulator) {
+    out.errors.push_back(simulator.error().message);
+    return out;
+  }
+  sim::Simulator& sim = **simulator;
+  out.start_ms = unix_ms(sim.wall_now());
+  RuleSetLoad rules = load_rule_set({}, true);
+  out.errors = rules.errors;
+  Monitor* monitor_ptr = nullptr;
+  auto hook = [&](std::int64_t t_us) {
+    if (monitor_ptr != nullptr && monitor_ptr->fast_poll(t_us)) {
+      out.published.emplace_back(t_us / 1000, monitor_ptr->latest());
+    }
+  };
+  Monitor monitor(sim::simulator_provider(sim, {}, hook, fast_interval_s), std::move(rules.groups));
+  FastPathOptions fast;
+  fast.interval_s = fast_interval_s;
+  monitor.enable_fast_path(sim::make_simulated_live_ethtool_source(sim.host()), fast);
+  monitor_ptr = &monitor;
+  while (auto report = monitor.step()) {
+    out.published.emplace_back(unix_ms(report->snapshot.wall), report);
+    if (until_s > 0 && sim.elapsed_s() >= until_s) break;
   }
   return out;
 }
