@@ -277,8 +277,11 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
   if (device) e.device = *device;
   e.target = *target;
   const auto ticks = parse_number(*within);
-  if (!ticks || *ticks < 1 || std::floor(*ticks) != *ticks) {
-    return error_at(origin, node["within_ticks"], "within_ticks must be a positive integer");
+  // Bounded like `demo --ticks`: an int held it, and 3e9 overflowed it.
+  if (!ticks || *ticks < 1 || *ticks > kMaxWithinTicks || std::floor(*ticks) != *ticks) {
+    return error_at(
+        origin, node["within_ticks"],
+        "within_ticks must be a positive integer up to " + std::to_string(kMaxWithinTicks));
   }
   e.within_ticks = static_cast<int>(*ticks);
   if (node["port"]) {  // absent: a device-level alert such as the firmware ones
