@@ -286,8 +286,10 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
   e.within_ticks = static_cast<int>(*ticks);
   if (node["port"]) {  // absent: a device-level alert such as the firmware ones
     const auto port = parse_number(node["port"].Scalar());
-    if (!port || *port < 1 || std::floor(*port) != *port) {
-      return error_at(origin, node["port"], "port must be a positive integer");
+    // RDMA port numbers are a u8 in the kernel (ib_device's port loop, rdma_end_port); an
+    // unbounded double cast to u32 was undefined (found by fuzz/scenario_fuzz.cpp).
+    if (!port || *port < 1 || *port > 255 || std::floor(*port) != *port) {
+      return error_at(origin, node["port"], "port must be an integer from 1 to 255");
     }
     e.port = static_cast<std::uint32_t>(*port);
   }
