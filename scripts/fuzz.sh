@@ -5,7 +5,7 @@
 #   FUZZ_SECONDS_PER_TARGET=600 scripts/fuzz.sh            # ten minutes each
 #   FUZZ_SECONDS_PER_TARGET=60 scripts/fuzz.sh promql      # one target
 # Environment:
-#   FUZZ_TOTAL_SECONDS       run time shared by all targets (default 72: about 3 minutes in CI
+#   FUZZ_TOTAL_SECONDS       run time shared by all targets (default 48: about 3 minutes in CI
 #                            with the build); ignored when FUZZ_SECONDS_PER_TARGET is set
 #   FUZZ_SECONDS_PER_TARGET  run time of each target
 #   FUZZ_BUILD_DIR           build directory (default build-fuzz)
@@ -29,7 +29,7 @@ if [ $# -gt 0 ]; then targets=("$@"); else targets=("${all_targets[@]}"); fi
 if [ -n "${FUZZ_SECONDS_PER_TARGET:-}" ]; then
   per_target=$FUZZ_SECONDS_PER_TARGET
 else
-  per_target=$(( ${FUZZ_TOTAL_SECONDS:-72} / ${#targets[@]} ))
+  per_target=$(( ${FUZZ_TOTAL_SECONDS:-48} / ${#targets[@]} ))
   [ "$per_target" -ge 1 ] || per_target=1
 fi
 
