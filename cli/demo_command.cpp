@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <tuple>
 
@@ -75,12 +76,12 @@ void print_report(const Report& report, const sim::Simulator& sim, std::uint64_t
 /// Plays the timeline in simulated time (no sleeping) and prints reports: every --every
 /// ticks, or else the worst moment (the storm) and the end.
 int run_batch(Monitor& monitor, const sim::Simulator& sim, const DemoOptions& options,
-              int max_ticks) {
+              std::uint64_t max_ticks) {
   std::shared_ptr<const Report> worst;
   std::uint64_t worst_tick = 0;
   std::shared_ptr<const Report> last;
   std::uint64_t tick = 0;
-  for (int i = 0; i < max_ticks; ++i) {
+  for (std::uint64_t i = 0; i < max_ticks; ++i) {
     auto report = monitor.step();
     if (!report) break;
     ++tick;
@@ -146,9 +147,14 @@ int run_demo(const DemoOptions& options) {
     tui.source_label = "demo: " + sim.scenario().name;
     return run_tui(monitor, tui);
   }
-  const int timeline_ticks =
-      static_cast<int>(std::ceil(sim.scenario().duration_s() / sim.interval_s() - 1e-9));
-  return run_batch(monitor, sim, options, options.ticks.value_or(timeline_ticks));
+  // In 64 bits and from a double that may exceed them: a long scenario at a short interval
+  // has more than 2^31 ticks (an int overflowed there).
+  const double timeline = std::ceil(sim.scenario().duration_s() / sim.interval_s() - 1e-9);
+  const std::uint64_t timeline_ticks = timeline >= 1.8e19
+                                           ? std::numeric_limits<std::uint64_t>::max()
+                                           : static_cast<std::uint64_t>(std::max(timeline, 0.0));
+  return run_batch(monitor, sim, options,
+                   options.ticks ? static_cast<std::uint64_t>(*options.ticks) : timeline_ticks);
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <csignal>
 #include <ctime>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -19,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "collector/collect.h"
+#include "collector/source/bounded_file.h"
 #include "exporters/recording/snapshot_json.h"
 #include "exporters/report/report_model.h"
 #include "probes/port_retransmits.h"
@@ -226,11 +226,10 @@ int run_probe(const ProbeCommandOptions& o) {
   ro.probe.traffic_class = o.tclass;
   ro.probe.busy_poll = !o.event;
   if (!o.secret_file.empty()) {
-    std::ifstream in(o.secret_file);
-    std::getline(in, ro.probe.shared_secret);
-    if (!in && ro.probe.shared_secret.empty()) {
-      return usage("--secret-file: cannot read " + o.secret_file);
-    }
+    // A secret is one line; 64 KiB bounds what a wrong path can make us read.
+    auto secret = read_bounded_file(o.secret_file, 64 * 1024);
+    if (!secret) return usage("--secret-file: " + secret.error().message);
+    ro.probe.shared_secret = secret->substr(0, secret->find('\n'));
   }
   ro.schedule.rate_per_stream = o.rate;
   ro.schedule.rate_cap = o.rate_cap;

@@ -152,6 +152,12 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view 
     const bool absent = !vanished_ && names.error().code == ENOENT;
     return absent ? DirOutcome::absent : DirOutcome::failed;
   }
+  if (names->size() > kMaxCounterFiles) {
+    log_.error(std::string(dir) + "/: " + std::to_string(names->size()) + " files, more than the " +
+               std::to_string(kMaxCounterFiles) + " a driver has; read the first " +
+               std::to_string(kMaxCounterFiles) + " only");
+    names.value().resize(kMaxCounterFiles);
+  }
   for (const auto& name : *names) {
     const std::string rel = join_path(dir, name);
     // Listed a moment ago, so a missing file is unexpected: required.

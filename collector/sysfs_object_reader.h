@@ -8,6 +8,7 @@
 // Internal to the collectors; not a public interface.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,12 @@ class ProblemLog {
   std::vector<std::string> errors_;
   std::vector<std::string> notes_;
 };
+
+/// The most files read_counters reads from one directory. Drivers have a few hundred at most
+/// (mlx5 about 100 hw_counters, a netdev's statistics/ 23); a directory of 100,000 files (a
+/// damaged capture, a hostile --sysfs-root) made 100,000 series and 182 MB, so the rest is
+/// left out with an error in the object's status.
+inline constexpr std::size_t kMaxCounterFiles = 4096;
 
 class SysfsObjectReader {
  public:

@@ -7,14 +7,18 @@
 #include <cctype>
 #include <cerrno>
 #include <charconv>
-#include <fstream>
 #include <functional>
 #include <set>
-#include <sstream>
+
+#include "collector/source/bounded_file.h"
 
 namespace rdmatop::probes {
 
 namespace {
+
+// A target list names a few hundred peers (a line or two each); 16 MiB is far beyond any
+// real one and bounds what a wrong path can make the prober read.
+constexpr std::size_t kMaxTargetFileBytes = 16 * 1024 * 1024;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
@@ -345,16 +349,14 @@ std::optional<TargetList> TargetFile::poll() {
   const std::int64_t mtime_ns =
       static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
   if (loaded_ && mtime_ns == mtime_ns_ && st.st_size == size_) return std::nullopt;
-  std::ifstream in(path_, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (!in) {
+  auto content = read_bounded_file(path_, kMaxTargetFileBytes);
+  if (!content) {
     TargetList list;
     list.unreadable = true;
-    list.errors.push_back(path_ + ": cannot read");
+    list.errors.push_back(content.error().message);
     return list;
   }
-  const std::string text = content.str();
+  const std::string& text = *content;
   const std::size_t hash = std::hash<std::string>{}(text);
   mtime_ns_ = mtime_ns;
   size_ = st.st_size;

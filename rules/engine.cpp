@@ -130,12 +130,25 @@ std::vector<RuleEvalError> RuleEngine::evaluate(History& history, Timestamp ts) 
     last_group_eval_[gkey] = ts;
     promql::EvalOptions eval_options;
     eval_options.default_step_ms = interval;
+    eval_options.max_samples = options_.max_samples;
     for (const auto& rule : group.rules) {
+      const std::string rule_key = gkey + "\n" + rule.name;
+      if (const auto off = disabled_.find(rule_key); off != disabled_.end()) {
+        errors.push_back(RuleEvalError{group.name, rule.name, off->second});
+        continue;
+      }
       auto value = promql::evaluate(*rule.expr, history, ts, eval_options);
       promql::Vector result;
       if (!value) {
-        // Like Prometheus: a failed evaluation leaves the rule's state untouched.
-        errors.push_back(RuleEvalError{group.name, rule.name, value.error().message});
+        // Like Prometheus: a failed evaluation leaves the rule's state untouched. A rule that
+        // exceeded the sample budget would exceed it again (History only grows up to its
+        // retention), so it is disabled for the rest of the run, and says so at every tick.
+        std::string message = value.error().message;
+        if (value.error().code == promql::kSampleBudgetExceeded) {
+          message = "rule disabled: " + message;
+          disabled_.emplace(rule_key, message);
+        }
+        errors.push_back(RuleEvalError{group.name, rule.name, std::move(message)});
         continue;
       }
       if (value->type == promql::ValueType::scalar) {

@@ -4,12 +4,14 @@
 // (prometheus/rules/alerting.go). It is a pure function of (history, time): no clock, no I/O.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "rules/finding.h"
 #include "rules/history.h"
+#include "rules/promql/evaluator.h"
 #include "rules/rule_file.h"
 
 namespace rdmatop {
@@ -22,12 +24,14 @@ struct RuleEvalError {
 
 struct EngineOptions {
   /// Interval of groups that set none, and the default subquery step.
-  promql::Timestamp default_interval_ms = 60 * 1000;
+  promql::Timestamp default_interval_ms = kDefaultGroupIntervalMs;
   /// When true a group is evaluated only when its interval has elapsed since its last run;
   /// promtool's test runner evaluates every group at every step (false).
   bool respect_group_intervals = true;
   /// Evidence series kept per finding.
   std::size_t max_evidence = 8;
+  /// Sample budget of one rule evaluation (promql::EvalOptions::max_samples).
+  std::uint64_t max_samples = promql::kDefaultMaxSamples;
 };
 
 class RuleEngine {
@@ -61,6 +65,8 @@ class RuleEngine {
   std::map<std::string, promql::Timestamp> last_group_eval_;
   /// Per alert rule ("group/rule"): active alerts keyed by their label set.
   std::map<std::string, std::map<std::string, ActiveAlert>> active_;
+  /// Rules ("group key\nrule") disabled for exceeding the sample budget -> the error.
+  std::map<std::string, std::string> disabled_;
 };
 
 }  // namespace rdmatop

@@ -32,8 +32,21 @@ void History::append(const Labels& labels, Timestamp ts, double value) {
 void History::ingest(const std::vector<Series>& series, Timestamp ts, const std::string& source) {
   promql::Vector samples;
   samples.reserve(series.size());
-  for (const auto& s : series) samples.push_back(promql::Sample{promql::series_labels(s), s.value});
+  for (const auto& s : series) {
+    samples.push_back(promql::Sample{promql::series_labels(s), s.value});
+    if (s.kind == SeriesKind::counter) restart_if_origin_changed(samples.back().labels, s.origin);
+  }
   ingest(samples, ts, source);
+}
+
+void History::restart_if_origin_changed(const Labels& labels, const std::string& origin) {
+  const std::string key = series_key("", labels);
+  auto [known, inserted] = origin_by_key_.try_emplace(key, origin);
+  if (inserted || known->second == origin) return;
+  known->second = origin;
+  // Another raw counter feeds the series now: rate() and increase() across the two would
+  // subtract unrelated counters, so the series starts again from this tick.
+  if (auto it = series_.find(key); it != series_.end()) it->second.points.clear();
 }
 
 void History::ingest(const promql::Vector& samples, Timestamp ts, const std::string& source) {
@@ -64,6 +77,7 @@ void History::prune(Timestamp now) {
         name->second.erase(it->first);
         if (name->second.empty()) keys_by_name_.erase(name);
       }
+      origin_by_key_.erase(it->first);
       it = series_.erase(it);
     } else {
       ++it;

@@ -22,7 +22,9 @@ class History : public promql::Queryable {
   void set_retention(promql::Timestamp retention_ms);
   promql::Timestamp retention() const { return retention_ms_; }
 
-  /// One collector tick. A series present at the previous tick from the same `source` but
+  /// One collector tick. A counter whose origin (the raw counter feeding it) changed since the
+  /// previous tick restarts: its earlier samples are dropped, so no rate spans two counters.
+  /// A series present at the previous tick from the same `source` but
   /// missing now gets a staleness marker, as Prometheus writes one when a target stops
   /// exposing a series (so instant selectors stop seeing it at once, not after 5 minutes).
   void ingest(const std::vector<Series>& series, promql::Timestamp ts,
@@ -55,6 +57,10 @@ class History : public promql::Queryable {
   /// built-in rules' do) scans only that metric's series, not the whole History.
   std::map<std::string, std::set<std::string>, std::less<>> keys_by_name_;
   std::map<std::string, std::set<std::string>> last_by_source_;
+  /// Key -> the raw counter(s) a counter series was last read from (Series::origin).
+  std::map<std::string, std::string> origin_by_key_;
+
+  void restart_if_origin_changed(const Labels& labels, const std::string& origin);
 };
 
 }  // namespace rdmatop

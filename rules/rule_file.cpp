@@ -4,9 +4,14 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdio>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "rules/promql/evaluator.h"
 #include "rules/promql/lexer.h"
 #include "rules/promql/parser.h"
 #include "rules/template.h"
@@ -34,6 +39,36 @@ std::string to_string(const RuleFileError& e) {
 }
 
 namespace {
+
+/// Byte offset of the outermost subquery whose own steps exceed the budget (where a reader
+/// should look), else of the first subquery, else 0.
+std::size_t first_subquery_offset(const promql::Expr& e, promql::Timestamp interval_ms) {
+  const promql::Expr* first = nullptr;
+  const promql::Expr* over = nullptr;
+  std::vector<const promql::Expr*> todo{&e};
+  while (!todo.empty() && over == nullptr) {
+    const promql::Expr* x = todo.back();
+    todo.pop_back();
+    if (x->kind == promql::ExprKind::subquery) {
+      if (first == nullptr) first = x;
+      if (promql::subquery_steps(*x, interval_ms) >
+          static_cast<double>(promql::kDefaultMaxSamples)) {
+        over = x;
+      }
+    }
+    for (auto it = x->args.rbegin(); it != x->args.rend(); ++it) todo.push_back(it->get());
+  }
+  if (over != nullptr) return over->pos;
+  return first != nullptr ? first->pos : 0;
+}
+
+/// "86400000000" or, past 2^53 where doubles stop being exact, "about 7.5e+15".
+std::string format_count(double n) {
+  if (n < 9e15) return std::to_string(static_cast<std::uint64_t>(n));
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "about %.2g", n);
+  return buffer;
+}
 
 // Where an expression's byte offset lands in the file. yaml-cpp marks the start of the scalar
 // token: for a block scalar (`|`, `>`) the text starts on the next line at its indentation;
@@ -184,7 +219,8 @@ class Loader {
         return std::nullopt;
       }
       for (const auto& r : rules) {
-        auto rule = load_rule(r);
+        auto rule =
+            load_rule(r, group.interval_ms > 0 ? group.interval_ms : kDefaultGroupIntervalMs);
         if (rule) {
           group.rules.push_back(std::move(*rule));
         } else {
@@ -196,7 +232,7 @@ class Loader {
     return group;
   }
 
-  std::optional<Rule> load_rule(const YAML::Node& r) {
+  std::optional<Rule> load_rule(const YAML::Node& r, promql::Timestamp interval_ms) {
     if (!r.IsMap()) {
       error(r.Mark(), "a rule must be a mapping with \"alert\" or \"record\" and \"expr\"");
       return std::nullopt;
@@ -285,6 +321,22 @@ class Loader {
           expr_file_position(text_, expr_node->Mark(), rule.expr_text, parsed.error().offset);
       out_.errors.push_back(
           RuleFileError{file_, line, col, "could not parse expression: " + parsed.error().message});
+      return std::nullopt;
+    }
+    // Subquery steps cost the evaluation's sample budget before any data is read, so a
+    // subquery that cannot fit it ([1000d:1ms]) is refused now rather than disabled at its
+    // first evaluation (the History would meanwhile keep 1000 days of samples for it).
+    const double steps = promql::subquery_steps(*parsed.expr(), interval_ms);
+    if (steps > static_cast<double>(promql::kDefaultMaxSamples)) {
+      auto [line, col] = expr_file_position(text_, expr_node->Mark(), rule.expr_text,
+                                            first_subquery_offset(*parsed.expr(), interval_ms));
+      out_.errors.push_back(
+          RuleFileError{file_, line, col,
+                        "subqueries take " + format_count(steps) +
+                            " evaluation steps, more than the sample "
+                            "budget of " +
+                            std::to_string(promql::kDefaultMaxSamples) +
+                            " per evaluation; use a coarser step or a shorter range"});
       return std::nullopt;
     }
     rule.expr = std::shared_ptr<const promql::Expr>(std::move(parsed.expr()));

@@ -26,6 +26,9 @@ struct Rule {
   int line = 0;  ///< 1-based line of the rule in its file
 };
 
+/// The interval of a group that sets none (Prometheus's global evaluation_interval default).
+inline constexpr promql::Timestamp kDefaultGroupIntervalMs = 60 * 1000;
+
 struct RuleGroup {
   std::string name;
   promql::Timestamp interval_ms = 0;  ///< 0: the engine's default interval

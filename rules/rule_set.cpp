@@ -1,21 +1,14 @@
 #include "rules/rule_set.h"
 
-#include <cerrno>
-#include <fstream>
 #include <set>
-#include <sstream>
 
+#include "collector/source/bounded_file.h"
 #include "rules/builtin_pack.h"
 
 namespace rdmatop {
 
 Result<std::string> read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return errno_error(errno, path);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return errno_error(errno, path);
-  return ss.str();
+  return read_bounded_file(path, kMaxTextFileBytes);
 }
 
 RuleSetLoad load_rule_set(const std::vector<std::string>& user_files, bool include_builtin) {

@@ -3,6 +3,7 @@
 // everywhere.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,13 @@ struct RuleSetLoad {
 /// file that fails to load is reported in `errors` and skipped, and the others still load.
 RuleSetLoad load_rule_set(const std::vector<std::string>& user_files, bool include_builtin);
 
-/// Reads a rule or rule-test file named by the user (configuration, not kernel state).
+/// The largest configuration file read_text_file accepts. The built-in pack is under 100 KiB
+/// and a web config or scenario a few KiB; 16 MiB leaves generous room while bounding memory.
+inline constexpr std::size_t kMaxTextFileBytes = 16 * 1024 * 1024;
+
+/// Reads a configuration file named by the user (rule and rule-test files, web config,
+/// scenario files, secrets): never blocks on a FIFO or device, refuses more than
+/// kMaxTextFileBytes (see read_bounded_file).
 Result<std::string> read_text_file(const std::string& path);
 
 }  // namespace rdmatop

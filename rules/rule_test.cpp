@@ -140,11 +140,28 @@ Result<Timestamp> duration_field(const YAML::Node& n, const std::string& what) {
   return *d;
 }
 
-Labels map_to_labels(const YAML::Node& n) {
+/// "line L, column C: " of a node, for messages ("" when yaml-cpp has no mark for it).
+std::string position_of(const YAML::Node& n) {
+  const YAML::Mark mark = n.Mark();
+  if (mark.is_null()) return "";
+  return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1) +
+         ": ";
+}
+
+/// A mapping of names to scalars; every key and value is checked to be a scalar before it is
+/// converted (a list as a key, `[a]: b`, made yaml-cpp throw "bad conversion").
+Result<Labels> map_to_labels(const YAML::Node& n, const std::string& what) {
   Labels out;
-  if (!n || !n.IsMap()) return out;
-  for (const auto& kv : n)
-    out.emplace_back(kv.first.as<std::string>(), kv.second.as<std::string>());
+  if (!n || n.IsNull()) return out;
+  if (!n.IsMap())
+    return Error{0, position_of(n) + what + ": expected a mapping of names to strings"};
+  for (const auto& kv : n) {
+    if (!kv.first.IsScalar() || !kv.second.IsScalar()) {
+      const YAML::Node& bad = kv.first.IsScalar() ? kv.second : kv.first;
+      return Error{0, position_of(bad) + what + ": names and values must be strings"};
+    }
+    out.emplace_back(kv.first.Scalar(), kv.second.Scalar());
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -170,7 +187,10 @@ class TestRun {
       }
     }
     std::string group_name;
-    if (tg["name"]) group_name = tg["name"].as<std::string>();
+    if (const YAML::Node name = tg["name"]; name) {
+      if (!name.IsScalar()) return {"    " + position_of(name) + "name: expected a string"};
+      group_name = name.Scalar();
+    }
     Timestamp interval = default_interval;
     if (tg["interval"]) {
       auto d = duration_field(tg["interval"], "interval");
@@ -204,9 +224,12 @@ class TestRun {
                 (group_name.empty() ? "" : " (in TestGroup " + group_name + ")")};
       }
       for (const auto& e : a["exp_alerts"]) {
-        Labels l = map_to_labels(e["exp_labels"]);
-        promql::set_label(l, "alertname", c.alertname);
-        c.expected.emplace_back(l, map_to_labels(e["exp_annotations"]));
+        auto l = map_to_labels(e["exp_labels"], "exp_labels");
+        if (!l) return {"    " + l.error().message};
+        auto annotations = map_to_labels(e["exp_annotations"], "exp_annotations");
+        if (!annotations) return {"    " + annotations.error().message};
+        promql::set_label(l.value(), "alertname", c.alertname);
+        c.expected.emplace_back(std::move(l).value(), std::move(annotations).value());
       }
       maxt = std::max(maxt, c.eval_time);
       alerts.push_back(std::move(c));

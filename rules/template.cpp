@@ -121,7 +121,11 @@ std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
       continue;
     }
     std::size_t j = i + 1;
-    while (j < fmt.size() && std::strchr("+-# 0123456789.", fmt[j]) != nullptr) ++j;
+    // strchr finds the terminator too: a NUL must not pass for a flag, or the spec handed to
+    // snprintf ends early (found by fuzz/template_fuzz.cpp: "%.\0e" made an invalid format).
+    while (j < fmt.size() && fmt[j] != '\0' && std::strchr("+-# 0123456789.", fmt[j]) != nullptr) {
+      ++j;
+    }
     if (j >= fmt.size()) fail("printf: incomplete format \"" + fmt + "\"");
     const std::string spec = fmt.substr(i, j - i);
     const char verb = fmt[j];

@@ -7,6 +7,8 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 packages=(
   # build
   cmake g++ make pkg-config ccache clang-format
+  # the libFuzzer targets (scripts/fuzz.sh, docs/fuzzing.md): clang and its fuzzer runtime
+  clang libclang-rt-14-dev
   # libraries
   libibverbs-dev librdmacm-dev libmnl-dev libncurses-dev nlohmann-json3-dev prometheus-cpp-dev
   catch2 libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev libcrypt-dev

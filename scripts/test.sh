@@ -4,7 +4,8 @@
 #  2. a -Werror build (RelWithDebInfo) of everything, tests included;
 #  3. an ASan+UBSan -Werror build that runs every suite but the VM and package ones, and the
 #     binary on each fixture;
-#  4. the VM and package suites on the -Werror build (the VM boots that build's binary; the
+#  4. the libFuzzer targets, built with clang in build-fuzz, ~3 minutes in all (scripts/fuzz.sh);
+#  5. the VM and package suites on the -Werror build (the VM boots that build's binary; the
 #     package suite skips in sanitizer builds because a .deb must not carry ASan).
 # Each suite runs once: under the sanitizers where it can, else on the plain build. The
 # sanitizer build is -O1, as the AddressSanitizer documentation recommends for speed; at -O0
@@ -42,6 +43,9 @@ done
 echo "== sanitizer run: the demo for a bounded number of simulated ticks"
 build-asan/bin/rdmatop demo pfc-storm --ticks 60 >/dev/null
 unset ASAN_OPTIONS UBSAN_OPTIONS
+
+echo "== fuzzing: every parser's libFuzzer target for a bounded time (docs/fuzzing.md)"
+scripts/fuzz.sh
 
 echo "== vm and package suites (plain build)"
 ctest --test-dir build-ci -L '^(vm|package)$' --output-on-failure -j"$jobs"

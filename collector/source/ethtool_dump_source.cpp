@@ -5,17 +5,15 @@
 //   <dir>/<if>.pause                `ethtool -I -a <if>`
 // A missing file answers EOPNOTSUPP, which is what the live ioctl path returns for a driver
 // without that operation, so collectors treat "not captured" and "not supported" alike.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <cerrno>
+#include <cstddef>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "collector/parse/ethtool_text.h"
+#include "collector/source/bounded_file.h"
 #include "collector/source/ethtool_source.h"
 
 namespace rdmatop {
@@ -23,46 +21,7 @@ namespace rdmatop {
 namespace {
 
 // A capture is a few hundred lines; anything far larger is not a capture.
-constexpr off_t kMaxDumpBytes = 16 * 1024 * 1024;
-
-// Reads a whole regular file; errors carry errno (ENOENT, EACCES, EISDIR, EFBIG, ...).
-Result<std::string> read_whole_file(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return errno_error(errno, path);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return errno_error(err, path);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return errno_error(EISDIR, path);
-  }
-  if (st.st_size > kMaxDumpBytes) {
-    ::close(fd);
-    return errno_error(EFBIG, path);
-  }
-  std::string data;
-  char buffer[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof buffer);
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return errno_error(err, path);
-    }
-    data.append(buffer, static_cast<std::size_t>(n));
-    if (data.size() > static_cast<std::size_t>(kMaxDumpBytes)) {
-      ::close(fd);
-      return errno_error(EFBIG, path);
-    }
-  }
-  ::close(fd);
-  return data;
-}
+constexpr std::size_t kMaxDumpBytes = 16 * 1024 * 1024;
 
 // An interface name is one path component (IFNAMSIZ 16 incl. NUL); refusing "/" and dot
 // names keeps a hostile name from reading outside the dump directory.
@@ -101,7 +60,7 @@ class DumpEthtoolSource final : public EthtoolSource {
     }
     for (const std::string_view suffix : suffixes) {
       const std::string path = dir_ + "/" + ifname + std::string(suffix);
-      auto content = read_whole_file(path);
+      auto content = read_bounded_file(path, kMaxDumpBytes);
       if (!content.ok()) {
         if (content.error().code == ENOENT) continue;
         return content.error();

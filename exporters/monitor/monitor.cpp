@@ -2,12 +2,18 @@
 
 #include "collector/collect.h"
 #include "collector/normalize/normalizer.h"
+#include "collector/vanished_tracker.h"
 
 namespace rdmatop {
 
 SnapshotProvider live_provider(const CollectContext& ctx) {
-  return
-      [&ctx](std::uint64_t seq) -> std::optional<Snapshot> { return collect_snapshot(ctx, seq); };
+  // The tracker gives what vanished since an earlier tick a status (vanished_tracker.h).
+  auto tracker = std::make_shared<VanishedTracker>();
+  return [&ctx, tracker](std::uint64_t seq) -> std::optional<Snapshot> {
+    Snapshot snapshot = collect_snapshot(ctx, seq);
+    tracker->observe(snapshot);
+    return snapshot;
+  };
 }
 
 std::int64_t unix_ms(std::chrono::system_clock::time_point t) {

@@ -18,13 +18,21 @@ Error config_error(const std::string& path, const YAML::Node& node, const std::s
   return Error{0, where + ": " + what};
 }
 
-/// Keys the map may carry; the first other key is returned (empty when none).
+/// Keys the map may carry; the first other scalar key is returned (empty when none).
 std::string unknown_key(const YAML::Node& map, const std::set<std::string>& allowed) {
   for (const auto& kv : map) {
-    const auto key = kv.first.as<std::string>();
-    if (allowed.count(key) == 0) return key;
+    if (kv.first.IsScalar() && allowed.count(kv.first.Scalar()) == 0) return kv.first.Scalar();
   }
   return {};
+}
+
+/// The first key of `map` that is not a scalar (`[a]: b`), or an undefined node: checked
+/// before any key is converted, since yaml-cpp throws a bare "bad conversion" for those.
+YAML::Node first_non_scalar_key(const YAML::Node& map) {
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) return kv.first;
+  }
+  return YAML::Node(YAML::NodeType::Undefined);
 }
 
 bool is_bcrypt(const std::string& hash) {
@@ -55,6 +63,9 @@ Result<WebConfig> parse_web_config(const std::string& text, const std::string& p
                           "tls_server_config is not supported: the exporter serves plain HTTP; "
                           "terminate TLS in a reverse proxy (docs/exporter.md)");
     }
+    if (const YAML::Node key = first_non_scalar_key(root); key.IsDefined()) {
+      return config_error(path, key, "keys must be strings, not lists or mappings");
+    }
     const std::string extra = unknown_key(root, {"basic_auth_users"});
     if (!extra.empty()) {
       return config_error(
@@ -63,8 +74,11 @@ Result<WebConfig> parse_web_config(const std::string& text, const std::string& p
     }
     if (const YAML::Node users = root["basic_auth_users"]; users && !users.IsNull()) {
       if (!users.IsMap()) return config_error(path, users, "basic_auth_users: expected a mapping");
+      if (const YAML::Node key = first_non_scalar_key(users); key.IsDefined()) {
+        return config_error(path, key, "basic_auth_users: user names must be strings");
+      }
       for (const auto& kv : users) {
-        const auto user = kv.first.as<std::string>();
+        const auto user = kv.first.Scalar();
         const auto hash = kv.second.IsScalar() ? kv.second.as<std::string>() : "";
         if (user.empty() || user.find(':') != std::string::npos) {
           return config_error(path, kv.first, "basic_auth_users: invalid user name '" + user + "'");

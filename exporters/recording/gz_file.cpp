@@ -1,9 +1,14 @@
 #include "exporters/recording/gz_file.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <utility>
+
+#include "collector/source/bounded_file.h"
 
 namespace rdmatop {
 
@@ -15,22 +20,42 @@ Result<GzFile> GzFile::open_write(const std::string& path, bool compress) {
 }
 
 Result<GzFile> GzFile::open_read(const std::string& path) {
+  // Recordings are shared between hosts: a FIFO or device under a recording's name must be
+  // refused, not read for ever (gzopen would block in open(2) on a FIFO without a writer).
+  auto fd = open_regular_file(path);
+  if (!fd) return fd.error();
   errno = 0;
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) return errno_error(errno != 0 ? errno : ENOMEM, path);
-  return GzFile(f, path);
+  gzFile f = gzdopen(*fd, "rb");
+  if (f == nullptr) {
+    const int err = errno != 0 ? errno : ENOMEM;
+    ::close(*fd);
+    return errno_error(err, path);
+  }
+  return GzFile(f, path, *fd);
 }
 
 GzFile::GzFile(GzFile&& other) noexcept
-    : file_(std::exchange(other.file_, nullptr)), path_(std::move(other.path_)) {}
+    : file_(std::exchange(other.file_, nullptr)),
+      path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      bytes_read_(other.bytes_read_) {}
 
 GzFile& GzFile::operator=(GzFile&& other) noexcept {
   if (this != &other) {
     close();
     file_ = std::exchange(other.file_, nullptr);
     path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    bytes_read_ = other.bytes_read_;
   }
   return *this;
+}
+
+std::uint64_t GzFile::inflation_cap() const {
+  struct stat st {};
+  const std::uint64_t on_disk =
+      fd_ >= 0 && ::fstat(fd_, &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+  return std::max(kMinInflationAllowance, on_disk * kMaxInflationRatio);
 }
 
 GzFile::~GzFile() {
@@ -66,6 +91,11 @@ Result<std::size_t> GzFile::read(char* buffer, std::size_t size) {
   const auto chunk = static_cast<unsigned>(std::min<std::size_t>(size, INT_MAX / 2));
   const int n = gzread(file_, buffer, chunk);
   if (n < 0) return last_error("read");
+  bytes_read_ += static_cast<std::uint64_t>(n);
+  if (bytes_read_ > kMinInflationAllowance && bytes_read_ > inflation_cap()) {
+    return Error{EFBIG, path_ + ": inflates to more than " + std::to_string(kMaxInflationRatio) +
+                            " times its size on disk: not a recording rdmatop wrote"};
+  }
   // A truncated gzip stream reads as a plain end of file (gzread hides Z_BUF_ERROR, see zlib's
   // gzread.c), so the end is only clean when gzerror says so.
   if (n == 0) {
@@ -78,6 +108,7 @@ Result<std::size_t> GzFile::read(char* buffer, std::size_t size) {
 
 std::optional<Error> GzFile::close() {
   if (file_ == nullptr) return std::nullopt;
+  fd_ = -1;  // gzclose closes it
   const int rc = gzclose(std::exchange(file_, nullptr));
   if (rc != Z_OK) return Error{0, path_ + ": close failed (zlib code " + std::to_string(rc) + ")"};
   return std::nullopt;

@@ -1,6 +1,7 @@
 #include "exporters/recording/recording_reader.h"
 
 #include <array>
+#include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "exporters/recording/snapshot_json.h"
@@ -30,18 +31,24 @@ void RecordingReader::fail(const std::string& what) {
 
 std::optional<std::string> RecordingReader::next_line(bool& complete) {
   complete = true;
+  // Where the search for the next newline resumes: the bytes before it hold none, so a long
+  // line is scanned once, not once per chunk (which made reading quadratic in line length).
+  std::size_t scan_from = buffer_pos_;
   while (true) {
-    const auto newline = buffer_.find('\n', buffer_pos_);
+    const auto newline = buffer_.find('\n', scan_from);
     if (newline != std::string::npos) {
+      if (newline - buffer_pos_ > kMaxRecordingLineBytes) break;
       std::string line = buffer_.substr(buffer_pos_, newline - buffer_pos_);
       buffer_pos_ = newline + 1;
       ++line_;
       return line;
     }
     if (eof_) break;
+    if (buffer_.size() - buffer_pos_ > kMaxRecordingLineBytes) break;
     // Keep only the unfinished line, so memory is bounded by the longest line.
     buffer_.erase(0, buffer_pos_);
     buffer_pos_ = 0;
+    scan_from = buffer_.size();
     std::array<char, 64 * 1024> chunk{};
     auto n = file_.read(chunk.data(), chunk.size());
     if (!n) {
@@ -50,11 +57,21 @@ std::optional<std::string> RecordingReader::next_line(bool& complete) {
       std::string_view detail = n.error().message;
       if (detail.substr(0, path_.size() + 2) == path_ + ": ")
         detail.remove_prefix(path_.size() + 2);
-      fail("truncated or damaged file (" + std::string(detail) + ")");
+      if (n.error().code == EFBIG) {
+        fail(std::string(detail));
+      } else {
+        fail("truncated or damaged file (" + std::string(detail) + ")");
+      }
       return std::nullopt;
     }
     if (*n == 0) eof_ = true;
     buffer_.append(chunk.data(), *n);
+  }
+  if (buffer_.size() - buffer_pos_ > kMaxRecordingLineBytes) {
+    ++line_;
+    fail("line longer than " + std::to_string(kMaxRecordingLineBytes) +
+         " bytes: not a snapshot rdmatop wrote");
+    return std::nullopt;
   }
   if (buffer_pos_ == buffer_.size()) return std::nullopt;  // clean end
   std::string rest = buffer_.substr(buffer_pos_);

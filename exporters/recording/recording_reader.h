@@ -3,6 +3,7 @@
 // every snapshot before it has been returned, so callers can still use the good prefix.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,6 +15,11 @@
 #include "exporters/recording/recording_format.h"
 
 namespace rdmatop {
+
+/// The longest line (one snapshot) a reader accepts. A snapshot of a large host (16 RDMA
+/// devices, a few thousand raw counters, QP counters and processes) is well under 4 MiB;
+/// 64 MiB bounds what a damaged or hostile file can make the reader buffer.
+inline constexpr std::size_t kMaxRecordingLineBytes = 64 * 1024 * 1024;
 
 class RecordingReader {
  public:

@@ -111,6 +111,9 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
     // Looked up for gauges too, so the cursor keeps step with both lists.
     const Series* before = previous.find(s);
     if (s.kind != SeriesKind::counter || first == nullptr) return Rate{};
+    // Another raw counter now feeds this series (its own vanished and a fallback row of the
+    // counter table took over): the two counters' difference is not a rate.
+    if (before != nullptr && before->origin != s.origin) return Rate{RateState::reset, 0};
     const std::optional<CounterPoint> prev =
         before == nullptr ? std::nullopt : point_of(*before, first->snapshot.taken);
     return compute_rate(prev, point_of(s, snap.taken), s.wrap_modulus, stale_after,

@@ -278,14 +278,19 @@ Result<Expectation> parse_expectation(const std::string& origin, const YAML::Nod
   if (device) e.device = *device;
   e.target = *target;
   const auto ticks = parse_number(*within);
-  if (!ticks || *ticks < 1 || std::floor(*ticks) != *ticks) {
-    return error_at(origin, node["within_ticks"], "within_ticks must be a positive integer");
+  // Bounded like `demo --ticks`: an int held it, and 3e9 overflowed it.
+  if (!ticks || *ticks < 1 || *ticks > kMaxWithinTicks || std::floor(*ticks) != *ticks) {
+    return error_at(
+        origin, node["within_ticks"],
+        "within_ticks must be a positive integer up to " + std::to_string(kMaxWithinTicks));
   }
   e.within_ticks = static_cast<int>(*ticks);
   if (node["port"]) {  // absent: a device-level alert such as the firmware ones
     const auto port = parse_number(node["port"].Scalar());
-    if (!port || *port < 1 || std::floor(*port) != *port) {
-      return error_at(origin, node["port"], "port must be a positive integer");
+    // RDMA port numbers are a u8 in the kernel (ib_device's port loop, rdma_end_port); an
+    // unbounded double cast to u32 was undefined (found by fuzz/scenario_fuzz.cpp).
+    if (!port || *port < 1 || *port > 255 || std::floor(*port) != *port) {
+      return error_at(origin, node["port"], "port must be an integer from 1 to 255");
     }
     e.port = static_cast<std::uint32_t>(*port);
   }

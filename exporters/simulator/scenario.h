@@ -13,6 +13,9 @@
 
 namespace rdmatop::sim {
 
+/// The largest `within_ticks` an expectation may ask for (as `demo --ticks` is bounded).
+inline constexpr int kMaxWithinTicks = 1'000'000;
+
 /// The conditions of one port during a phase. Defaults describe a healthy, moderately loaded
 /// lossless RoCE port; a phase only names what differs. Fractions are 0..1.
 struct PortConditions {
@@ -86,7 +89,7 @@ struct Expectation {
   std::string device;
   std::optional<std::uint32_t> port;  ///< absent: a device-level alert (no port label checked)
   std::optional<int> priority;
-  int within_ticks = 0;  ///< at the scenario's interval, counted from the first tick
+  int within_ticks = 0;  ///< at the scenario's interval, counted from the first tick; <= 1e6
   std::string target;    ///< probe alerts: the probe stream's target (device/port then unused)
   std::optional<std::uint32_t> pid;  ///< process alerts: the finding's `pid` label
 };

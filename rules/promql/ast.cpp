@@ -1,6 +1,7 @@
 #include "rules/promql/ast.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "rules/promql/functions.h"
 #include "rules/promql/lexer.h"
@@ -204,6 +205,18 @@ Timestamp max_lookback_ms(const Expr& e) {
   for (const auto& a : e.args) inner = std::max(inner, max_lookback_ms(*a));
   if (e.kind == ExprKind::subquery) own = e.range_ms + e.offset_ms + inner;
   return std::max(own, inner);
+}
+
+double subquery_steps(const Expr& e, Timestamp default_step_ms) {
+  double inner = 0;
+  for (const auto& a : e.args) inner += subquery_steps(*a, default_step_ms);
+  if (e.kind != ExprKind::subquery) return inner;
+  const Timestamp step = e.step_ms != 0 ? e.step_ms : default_step_ms;
+  if (step <= 0) return inner;
+  // Steps aligned to multiples of the step in a closed window of `range`: range/step + 1 at
+  // most, range/step at least (evaluator.cpp eval_subquery).
+  const double steps = std::floor(static_cast<double>(e.range_ms) / static_cast<double>(step));
+  return steps * (1 + inner);
 }
 
 }  // namespace rdmatop::promql

@@ -111,4 +111,12 @@ std::string to_string(const Expr& e);
 /// lookback delta for instant selectors; used to size the History window.
 Timestamp max_lookback_ms(const Expr& e);
 
+/// The evaluation steps the subqueries of `e` take in one evaluation, a nested one once per
+/// step of the one around it; `default_step_ms` is the step of a subquery written without one
+/// (the rule group's interval). Each step costs at least one unit of the evaluator's sample
+/// budget (EvalOptions::max_samples), so this is a lower bound known before any data: what
+/// `rules check` can refuse statically. A double, as [1000d:1ms] inside [1000d:1ms] overflows
+/// 64 bits.
+double subquery_steps(const Expr& e, Timestamp default_step_ms);
+
 }  // namespace rdmatop::promql

@@ -1,7 +1,16 @@
+// GCC 12 at -O1 with -fsanitize=address reports a false -Wmaybe-uninitialized inside
+// std::regex's compiler (https://gcc.gnu.org/bugzilla/show_bug.cgi?id=105616), which the
+// label matchers instantiate here; the sanitizer build is -Werror.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 #include "rules/promql/parser.h"
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <unordered_map>
 
 #include "rules/promql/functions.h"
 #include "rules/promql/lexer.h"
@@ -82,6 +91,15 @@ std::string describe(const Token& t) {
       return to_string(t.kind);
   }
 }
+
+/// How deep an expression may nest, counted both as the parser's recursion (parentheses,
+/// calls, unary signs) and as the height of the tree (a chain `a + b + c ...` of n operators is
+/// n levels high). The parser, the evaluator, the tree's destructor and to_string() all recurse
+/// once per level: about 5,300 parentheses overflowed an 8 MiB stack (#22 item 3), and in the
+/// -O1 ASan build 1,000 levels already did; 256 keeps a margin there and for threads with
+/// smaller stacks, while the deepest built-in rule is under 20 levels. Prometheus has no such
+/// limit.
+constexpr std::size_t kMaxNestingDepth = 256;
 
 class Parser {
  public:
@@ -166,9 +184,61 @@ class Parser {
     }
   }
 
+  /// Counts the parser's recursion through parse_binary, which every nesting construct enters.
+  class DepthGuard {
+   public:
+    explicit DepthGuard(Parser& p) : p_(p) {
+      if (++p_.depth_ > kMaxNestingDepth) fail(p_.peek().pos, nesting_message());
+    }
+    ~DepthGuard() { --p_.depth_; }
+    DepthGuard(const DepthGuard&) = delete;
+    DepthGuard& operator=(const DepthGuard&) = delete;
+
+   private:
+    Parser& p_;
+  };
+
+  static std::string nesting_message() {
+    return "expression nests deeper than " + std::to_string(kMaxNestingDepth) +
+           " levels (parentheses, calls or a chain of binary operators); split it with a "
+           "recording rule";
+  }
+
+  /// The static type and the height of a node, memoized: each node is asked for when its
+  /// parent is built, and computing them afresh (expr_type recurses) made a chain of n binary
+  /// operators cost n^2.
+  struct NodeInfo {
+    ValueType type = ValueType::vector;
+    std::size_t height = 1;
+  };
+  const NodeInfo& info(const Expr& e) {
+    if (const auto it = info_.find(&e); it != info_.end()) return it->second;
+    NodeInfo out;
+    for (const auto& a : e.args) out.height = std::max(out.height, info(*a).height + 1);
+    switch (e.kind) {
+      case ExprKind::binary:
+        out.type =
+            info(*e.args[0]).type == ValueType::scalar && info(*e.args[1]).type == ValueType::scalar
+                ? ValueType::scalar
+                : ValueType::vector;
+        break;
+      case ExprKind::unary:
+      case ExprKind::paren:
+        out.type = info(*e.args[0]).type;
+        break;
+      default:
+        out.type = expr_type(e);  // a leaf, a call, an aggregation or a subquery: no recursion
+        break;
+    }
+    return info_.emplace(&e, out).first->second;
+  }
+  ValueType type_of(const Expr& e) { return info(e).type; }
+
   ExprPtr parse_binary(int min_prec) {
+    const DepthGuard guard(*this);
     ExprPtr lhs = parse_unary();
     while (true) {
+      if (info(*lhs).height > kMaxNestingDepth) fail(lhs->pos, nesting_message());
       auto op = peek_binop();
       if (!op || precedence(*op) < min_prec) return lhs;
       const Token op_tok = next();
@@ -217,8 +287,8 @@ class Parser {
   }
 
   void check_binary(Expr& e, bool has_matching_clause) {
-    const ValueType lt = expr_type(*e.args[0]);
-    const ValueType rt = expr_type(*e.args[1]);
+    const ValueType lt = type_of(*e.args[0]);
+    const ValueType rt = type_of(*e.args[1]);
     auto ok_type = [](ValueType t) { return t == ValueType::scalar || t == ValueType::vector; };
     if (!ok_type(lt) || !ok_type(rt)) {
       fail(e.pos, "binary expression must contain only scalar and instant vector types");
@@ -253,7 +323,7 @@ class Parser {
       const Token t = next();
       // Unary minus binds like multiplication but below `^` (parser/generated_parser.y).
       ExprPtr operand = parse_binary(precedence(BinaryOp::pow));
-      const ValueType type = expr_type(*operand);
+      const ValueType type = type_of(*operand);
       if (type != ValueType::scalar && type != ValueType::vector) {
         fail(t.pos,
              "unary expression only allowed on expressions of type scalar or instant vector");
@@ -283,7 +353,7 @@ class Parser {
           sq->range_ms = range.duration_ms;
           if (peek().kind == TokenKind::duration) sq->step_ms = next().duration_ms;
           expect(TokenKind::rbracket, "subquery");
-          const ValueType t = expr_type(*e);
+          const ValueType t = type_of(*e);
           if (t != ValueType::vector) {
             fail(open.pos, std::string("subquery is only allowed on instant vector, got ") +
                                to_string(t) + " instead");
@@ -479,7 +549,7 @@ class Parser {
                          name.text + "\", got " + std::to_string(e->args.size()));
     }
     for (std::size_t k = 0; k < e->args.size(); ++k) {
-      const ValueType got = expr_type(*e->args[k]);
+      const ValueType got = type_of(*e->args[k]);
       if (got != spec->arg_types[k]) {
         fail(e->args[k]->pos, std::string("expected type ") + to_string(spec->arg_types[k]) +
                                   " in call to function \"" + name.text + "\", got " +
@@ -523,23 +593,25 @@ class Parser {
                          std::to_string(want) + ", got " + std::to_string(e->args.size()));
     }
     if (takes_param) {
-      const ValueType pt = expr_type(*e->args[0]);
+      const ValueType pt = type_of(*e->args[0]);
       const ValueType want_t = e->text == "count_values" ? ValueType::string : ValueType::scalar;
       if (pt != want_t) {
         fail(e->args[0]->pos, std::string("expected type ") + to_string(want_t) +
                                   " in aggregation parameter, got " + to_string(pt));
       }
     }
-    if (expr_type(*e->args.back()) != ValueType::vector) {
+    if (type_of(*e->args.back()) != ValueType::vector) {
       fail(e->args.back()->pos, std::string("expected type instant vector in aggregation "
                                             "expression, got ") +
-                                    to_string(expr_type(*e->args.back())));
+                                    to_string(type_of(*e->args.back())));
     }
     return e;
   }
 
   std::vector<Token> toks_;
   std::size_t i_ = 0;
+  std::size_t depth_ = 0;
+  std::unordered_map<const Expr*, NodeInfo> info_;
 };
 
 }  // namespace

@@ -46,6 +46,10 @@ TEST_CASE("web config: bad files give a located, specific error", "[exporter][we
       {"broken yaml", "basic_auth_users: [unclosed\n", "web.yml:"},
       {"nested value", "basic_auth_users: {prom: {x: 1}}\n", "not a bcrypt hash"},
       {"non-UTF-8", std::string("basic_auth_users: {prom: \"\xff\xfe\"}\n"), "not a bcrypt hash"},
+      // yaml-cpp threw a bare "bad conversion" for these (#22 item 8).
+      {"list as a top key", "[a]: b\n", "web.yml:1:1: keys must be strings"},
+      {"list as a user", "basic_auth_users: {[a]: b}\n",
+       "web.yml:1:20: basic_auth_users: user names must be strings"},
   };
   for (const auto& c : cases) {
     INFO(c.what);

@@ -194,6 +194,18 @@ tests:
   CHECK_THAT(missing.report, Catch::Contains("d/nope.yaml: not found"));
   CHECK_FALSE(run_rule_test_text("tests: [", "t.yaml", "d", read).passed);
   CHECK_FALSE(run_rule_test_text("tests: [{input_series: 3}]", "t.yaml", "d", read).passed);
+
+  // Lists where scalars belong are located errors, not yaml-cpp's bare "bad conversion"
+  // (#22 item 3: every node's type is checked before it is converted).
+  std::string list_key = pass;
+  list_key.replace(list_key.find("{i: \"1\"}"), 8, "{[i]: \"1\"}");
+  const auto keyed = run_rule_test_text(list_key, "t.yaml", "d", read);
+  CHECK_FALSE(keyed.passed);
+  CHECK_THAT(keyed.report,
+             Catch::Contains("line 10, column 26: exp_labels: names and values must be strings"));
+  const auto named = run_rule_test_text("tests:\n  - name: [a]\n", "t.yaml", "d", read);
+  CHECK_FALSE(named.passed);
+  CHECK_THAT(named.report, Catch::Contains("line 2, column 11: name: expected a string"));
 }
 
 TEST_CASE("the built-in pack loads, is complete and tests itself", "[rules][builtin]") {

@@ -146,6 +146,12 @@ TEST_CASE("annotation templates expand like Prometheus's", "[rules][template]") 
   CHECK_FALSE(expand_template("{{ nosuch $value }}", labels, 0).ok());
   CHECK_FALSE(expand_template("{{ if $value }}x{{ end }}", labels, 0).ok());
   CHECK_FALSE(expand_template("{{ $value \"unterminated }}", labels, 0).ok());
+  // Found by fuzz/template_fuzz.cpp: a NUL inside a printf verb's flags was taken for a flag,
+  // and snprintf got the invalid format "%." (ASan aborted in its printf interceptor).
+  const std::string nul_in_spec("{{ printf \"%.\0e\" $value }}", 26);
+  const auto nul = expand_template(nul_in_spec, labels, 1);
+  REQUIRE_FALSE(nul.ok());
+  CHECK_THAT(nul.error().message, Catch::Contains("unsupported verb"));
 }
 
 TEST_CASE("a key that is a list or a mapping is an error, never an abort (issue #22)",

@@ -104,6 +104,14 @@ TEST_CASE("Bad scenario files give a clear error, never a crash", "[simulator][s
       {"name: t\ndescription: d\nphases:\n  - duration: 1s\nexpect:\n  - {alert: A, device: d, "
        "within_ticks: 3, priority: 9}\n",
        "priority"},
+      // Found by fuzz/scenario_fuzz.cpp: a port number cast from any double to u32 (UBSan).
+      {"name: t\ndescription: d\nphases:\n  - duration: 1s\nexpect:\n  - {alert: A, device: d, "
+       "within_ticks: 3, port: 7777777777777}\n",
+       "port must be an integer from 1 to 255"},
+      // 3e9 overflowed the int that holds it (#22 item 8; UBSan: float-cast-overflow).
+      {"name: t\ndescription: d\nphases:\n  - duration: 1s\nexpect:\n  - {alert: A, device: d, "
+       "within_ticks: 3000000000}\n",
+       "within_ticks must be a positive integer up to 1000000"},
       {"name: t\ndescription: d\nphases:\n  - duration: \"\\xff\\xfe\"\n", "duration"},
       {"name: t\ndescription: d\nphases: 5\n", "phases"},
       {"name: [a]\ndescription: d\nphases:\n  - duration: 1s\n", "needs a name"},

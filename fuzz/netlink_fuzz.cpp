@@ -1,0 +1,38 @@
+// Netlink replies as the kernel would send them: RDMA netlink (nldev), devlink, DCB (dcbnl) and
+// ethtool netlink, each parser on the same bytes. Sequence number 1 and generic-netlink family
+// 0x14, as in tests/fixtures/netlink, so the fixtures are valid seeds. One target for the four
+// families because they share the message walker (collector/parse/netlink_parse.cpp) where
+// most of the bounds checks live.
+#include "collector/parse/dcbnl_parse.h"
+#include "collector/parse/devlink_parse.h"
+#include "collector/parse/ethtool_netlink_parse.h"
+#include "collector/parse/nldev_parse.h"
+#include "fuzz/fuzz_input.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace rdmatop;
+  const auto reply = fuzz::as_bytes(data, size);
+  constexpr std::uint32_t seq = 1;
+  constexpr std::uint16_t family = 0x14;
+  (void)nldev_reply_complete(reply, seq);
+  (void)parse_dev_get_reply(reply, seq);
+  (void)parse_port_get_reply(reply, seq);
+  (void)parse_stat_get_reply(reply, seq);
+  (void)parse_stat_get_status_reply(reply, seq);
+  (void)parse_res_get_reply(reply, seq);
+  for (const NldevResKind kind :
+       {NldevResKind::qp, NldevResKind::cq, NldevResKind::mr, NldevResKind::pd}) {
+    (void)parse_res_dump_reply(kind, reply, seq);
+  }
+  (void)parse_qp_counter_mode_reply(reply, seq);
+  (void)parse_bound_counters_reply(reply, seq);
+  (void)parse_qp_counter_bind_reply(reply, seq);
+  (void)devlink_reply_complete(reply, seq);
+  (void)parse_devlink_info_reply(reply, family, seq);
+  (void)parse_devlink_health_reply(reply, family, seq);
+  (void)dcb_reply_complete(reply, seq);
+  (void)parse_dcb_ieee_reply(reply, seq);
+  (void)parse_genl_family_reply(reply, seq);
+  (void)parse_pause_reply(reply, family, seq);
+  return 0;
+}
