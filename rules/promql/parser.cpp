@@ -1,10 +1,3 @@
-// GCC 12 at -O1 with -fsanitize=address reports a false -Wmaybe-uninitialized inside
-// std::regex's compiler (https://gcc.gnu.org/bugzilla/show_bug.cgi?id=105616), which the
-// label matchers instantiate here; the sanitizer build is -Werror.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 #include "rules/promql/parser.h"
 
 #include <algorithm>
