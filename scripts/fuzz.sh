@@ -70,6 +70,7 @@ seed_exprs rules/builtin/*.yaml tests/rules/*.yaml
 seed template fuzz/seeds/template/*
 seed scenario exporters/simulator/scenarios/*.yaml fuzz/seeds/scenario/*
 seed web_config fuzz/seeds/web_config/*
+seed http_request fuzz/seeds/http_request/*
 seed target_list fuzz/seeds/target_list/*
 seed probe_protocol fuzz/seeds/probe_protocol/*
 seed recording fuzz/seeds/recording/*
