@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly as CI runs it (.ci/run calls this after install-deps.sh):
 #  1. clang-format over all first-party C++;
-#  2. a -Werror build (RelWithDebInfo) of everything, tests included;
+#  2. a -Werror build (RelWithDebInfo) of the binary and the packaged files;
 #  3. an ASan+UBSan -Werror build that runs every suite but the VM and package ones, and the
 #     binary on each fixture;
 #  4. the libFuzzer targets, built with clang in build-fuzz, ~3 minutes in all (scripts/fuzz.sh);
@@ -23,7 +23,9 @@ clang-format --dry-run -Werror "${sources[@]}"
 
 echo "== build (-Werror)"
 cmake -S . -B build-ci -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRDMATOP_WERROR=ON >/dev/null
-cmake --build build-ci -j"$jobs"
+# The binary and what the package installs: the only suites run on this build (vm, package) need
+# no more, and every test program is built (-Werror too) and run by the sanitizer build below.
+cmake --build build-ci -j"$jobs" --target rdmatop rdmatop_dist
 
 echo "== sanitizer build (address;undefined)"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" \
