@@ -20,7 +20,7 @@
 namespace rdmatop {
 namespace {
 
-constexpr const char* kSource = "ethtool";
+constexpr const char* kEthtoolSource = "ethtool";
 
 NetdevSample& find_or_add(std::vector<NetdevSample>& netdevs, const std::string& name) {
   auto it =
@@ -52,7 +52,7 @@ void append(std::string& message, const std::string& part) {
 }
 
 SourceStatus collect_one(EthtoolSource& source, NetdevSample& netdev) {
-  const StatusTimer timer(kSource, netdev.name);
+  const StatusTimer timer(kEthtoolSource, netdev.name);
   SourceState state = SourceState::ok;
   std::string message;
 

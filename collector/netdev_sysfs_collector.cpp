@@ -17,7 +17,7 @@ namespace {
 using Presence = SysfsObjectReader::Presence;
 using DirOutcome = SysfsObjectReader::DirOutcome;
 
-constexpr std::string_view source_name = "netdev";
+constexpr std::string_view kNetdevSource = "netdev";
 
 std::set<std::string> port_netdevs(const Snapshot& snap) {
   std::set<std::string> names;
@@ -48,7 +48,7 @@ void read_speed(SysfsObjectReader& reader, NetdevSample& out) {
 /// Reads one netdev; nullopt (with the status explaining why) when there is nothing to report.
 std::optional<NetdevSample> read_netdev(const FileSource& fs, const std::string& name,
                                         SourceStatus& status) {
-  StatusTimer timer(std::string(source_name), name);
+  StatusTimer timer(std::string(kNetdevSource), name);
   if (!is_valid_netdev_name(name)) {
     status = timer.finish(SourceState::error, "not a netdev name: " + escape_for_message(name));
     return std::nullopt;

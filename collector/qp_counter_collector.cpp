@@ -25,7 +25,7 @@
 namespace rdmatop {
 namespace {
 
-constexpr const char* kSource = "netlink-qp-counters";
+constexpr const char* kQpCounterSource = "netlink-qp-counters";
 
 bool unsupported(const Error& e) {
   return e.code == EOPNOTSUPP || e.code == EINVAL || e.code == ENOENT;
@@ -55,7 +55,7 @@ std::string comm_of(const Snapshot& snap, std::uint32_t pid) {
 
 SourceStatus read_port(RdmaNetlinkSource& netlink, const NldevDevice& device, PortSample& port,
                        const Snapshot& snap, const ThreadProcesses& threads) {
-  StatusTimer timer(kSource, device.name + "/" + std::to_string(port.port));
+  StatusTimer timer(kQpCounterSource, device.name + "/" + std::to_string(port.port));
   auto mode = netlink.qp_counter_mode(device.index, port.port);
   if (!mode) return failure(timer, mode.error());
   port.qp_counter_mode = mode->mode;
@@ -88,7 +88,7 @@ void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDev
   if (!devices) {
     // The "netlink" status already says why; here it only means "nothing to report".
     out.sources.push_back(
-        StatusTimer(kSource, "").finish(SourceState::no_data, devices.error().message));
+        StatusTimer(kQpCounterSource, "").finish(SourceState::no_data, devices.error().message));
     return;
   }
   for (const NldevDevice& device : *devices) {

@@ -13,7 +13,7 @@
 namespace rdmatop {
 namespace {
 
-constexpr const char* source_name = "netlink";
+constexpr const char* kNetlinkSource = "netlink";
 
 /// The optional counters as a map, and the status note for those that are off. Setting
 /// `optional-counters` replaces the enabled set, so the suggested command lists every optional
@@ -42,7 +42,7 @@ class NetlinkCollector {
   NetlinkData collect() {
     NetlinkData data;
     if (ctx_.counters == CounterSource::sysfs) return data;
-    StatusTimer timer(source_name, "");
+    StatusTimer timer(kNetlinkSource, "");
     if (ctx_.netlink == nullptr) {
       // Only --counters netlink gets here with something to say: auto on a non-live root
       // means sysfs by design.
@@ -78,7 +78,7 @@ class NetlinkCollector {
 
   void read_port(const NldevDevice& device, std::uint32_t port, NetlinkData& data) {
     const std::string target = device.name + "/" + std::to_string(port);
-    StatusTimer timer(source_name, target);
+    StatusTimer timer(kNetlinkSource, target);
     auto counters = ctx_.netlink->port_counters(device.index, port);
     if (!counters) {
       out_.sources.push_back(

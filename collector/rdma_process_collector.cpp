@@ -34,7 +34,7 @@
 namespace rdmatop {
 namespace {
 
-constexpr const char* kSource = "rdma-processes";
+constexpr const char* kProcessSource = "rdma-processes";
 constexpr std::array<NldevResKind, 4> kKinds{NldevResKind::qp, NldevResKind::cq, NldevResKind::mr,
                                              NldevResKind::pd};
 
@@ -60,7 +60,7 @@ void append(std::string& note, const std::string& text) {
 
 /// The four dumps of one device, added to `owners`; its status.
 SourceStatus read_device(RdmaNetlinkSource& netlink, const NldevDevice& device, Owners& owners) {
-  StatusTimer timer(kSource, device.name);
+  StatusTimer timer(kProcessSource, device.name);
   std::string note;
   SourceState state = SourceState::ok;
   for (const NldevResKind kind : kKinds) {
@@ -180,7 +180,7 @@ ThreadProcesses collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
                                        const RdmaDeviceList& devices) {
   ThreadProcesses folded;
   if (ctx.netlink == nullptr) return folded;
-  StatusTimer host_timer(kSource, "");
+  StatusTimer host_timer(kProcessSource, "");
   if (!devices) {
     // The "netlink" status already says why; here it only means "nothing to report".
     out.sources.push_back(host_timer.finish(SourceState::no_data, devices.error().message));

@@ -22,7 +22,7 @@ using Presence = SysfsObjectReader::Presence;
 using DirOutcome = SysfsObjectReader::DirOutcome;
 
 constexpr std::string_view class_dir = "class/infiniband";
-constexpr std::string_view source_name = "sysfs";
+constexpr std::string_view kSysfsSource = "sysfs";
 
 std::string_view basename_of(std::string_view path) {
   while (!path.empty() && path.back() == '/') path.remove_suffix(1);
@@ -337,7 +337,7 @@ class DeviceCollector {
     std::sort(ports.begin(), ports.end());
 
     for (const auto& [number, name] : ports) {
-      StatusTimer timer(std::string(source_name), name_ + "/" + *name);
+      StatusTimer timer(std::string(kSysfsSource), name_ + "/" + *name);
       ProblemLog log;
       SysfsObjectReader port(fs_, join_path(base_, join_path("ports", *name)), base_, log);
       PortSample sample;
@@ -386,7 +386,7 @@ void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out) {
 }
 
 void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink) {
-  StatusTimer class_timer(std::string(source_name), "");
+  StatusTimer class_timer(std::string(kSysfsSource), "");
   const auto names = ctx.sysfs.list(class_dir);
   if (!names) {
     const Error& err = names.error();
@@ -417,7 +417,7 @@ void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkD
   }
 
   for (const auto& name : accepted) {
-    StatusTimer timer(std::string(source_name), name);
+    StatusTimer timer(std::string(kSysfsSource), name);
     DeviceCollector collector(ctx.sysfs, netlink, ctx.counters, name);
     DeviceSample device;
     std::vector<SourceStatus> port_statuses;

@@ -24,36 +24,36 @@ using Clock = std::chrono::steady_clock;
 constexpr std::array<TransportKind, 2> kServed{TransportKind::rc_send, TransportKind::rc_write};
 /// Receive slots per QP; each slot is either posted as a RECV or being echoed as a SEND, so a
 /// peer can never have more than this many echoes outstanding.
-constexpr int kDepth = 8;
+constexpr int kEchoSlots = 8;
 constexpr std::uint64_t kSendTag = 1ULL << 63;
-constexpr std::uint8_t kRnrRetry = 6;
+constexpr std::uint8_t kEchoRnrRetry = 6;
 
 std::uint64_t bytes_needed(const Hello& hello) {
-  if (hello.kind == TransportKind::rc_write) return hello.max_payload + std::uint64_t{kDepth};
-  return std::uint64_t{kDepth} * (kFrameHeaderSize + hello.max_payload);
+  if (hello.kind == TransportKind::rc_write) return hello.max_payload + std::uint64_t{kEchoSlots};
+  return std::uint64_t{kEchoSlots} * (kFrameHeaderSize + hello.max_payload);
 }
-
-struct Connection {
-  RcResources res;
-  PeerAddress peer{};
-  TransportKind kind = TransportKind::rc_send;
-  std::uint32_t max_payload = 0;
-  std::uint64_t reserved = 0;
-  bool established = false;
-  RegisteredBuffer* recv_buf = nullptr;
-  RegisteredBuffer* write_buf = nullptr;  ///< rc_write only
-  std::size_t slot_size = 0;
-  std::uint64_t reply_addr = 0;
-  std::uint32_t reply_rkey = 0;
-  Clock::time_point deadline{};
-  /// Set per echo; housekeeping then moves the idle deadline. Reading the clock per echo
-  /// instead is a syscall where the clocksource has no vDSO (an rxe VM under emulation).
-  bool echoed_since_housekeeping = false;
-};
 
 }  // namespace
 
 struct RdmaResponder::Impl final : ResponderCore {
+  struct Connection {
+    RcResources res;
+    PeerAddress peer{};
+    TransportKind kind = TransportKind::rc_send;
+    std::uint32_t max_payload = 0;
+    std::uint64_t reserved = 0;
+    bool established = false;
+    RegisteredBuffer* recv_buf = nullptr;
+    RegisteredBuffer* write_buf = nullptr;  ///< rc_write only
+    std::size_t slot_size = 0;
+    std::uint64_t reply_addr = 0;
+    std::uint32_t reply_rkey = 0;
+    Clock::time_point deadline{};
+    /// Set per echo; housekeeping then moves the idle deadline. Reading the clock per echo
+    /// instead is a syscall where the clocksource has no vDSO (an rxe VM under emulation).
+    bool echoed_since_housekeeping = false;
+  };
+
   EventChannelPtr channel;  // destroyed after every cm_id on it
   CmIdPtr listener;
   Admission admission;
@@ -99,7 +99,7 @@ struct RdmaResponder::Impl final : ResponderCore {
 
   // Builds the QP and buffers for an admitted hello; the accept message on success.
   Result<AcceptBytes> set_up(Connection& c, const Hello& hello) {
-    if (auto err = create_rc_qp(c.res, kDepth, !busy_poll)) return *err;
+    if (auto err = create_rc_qp(c.res, kEchoSlots, !busy_poll)) return *err;
     // Least access: receives need local write; only the WRITE probe's buffer is remotely
     // writable; nothing is remotely readable.
     if (hello.kind == TransportKind::rc_write) {
@@ -111,10 +111,10 @@ struct RdmaResponder::Impl final : ResponderCore {
     } else {
       c.slot_size = kFrameHeaderSize + hello.max_payload;
     }
-    auto recv = register_buffer(c.res, c.slot_size * kDepth, IBV_ACCESS_LOCAL_WRITE);
+    auto recv = register_buffer(c.res, c.slot_size * kEchoSlots, IBV_ACCESS_LOCAL_WRITE);
     if (!recv) return recv.error();
     c.recv_buf = *recv;
-    for (int slot = 0; slot < kDepth; ++slot) {
+    for (int slot = 0; slot < kEchoSlots; ++slot) {
       if (auto err = post_recv(c, slot)) return *err;
     }
     c.kind = hello.kind;
@@ -164,7 +164,7 @@ struct RdmaResponder::Impl final : ResponderCore {
       param.private_data_len = static_cast<std::uint8_t>(accept->size());
       param.responder_resources = 0;
       param.initiator_depth = 0;
-      param.rnr_retry_count = kRnrRetry;
+      param.rnr_retry_count = kEchoRnrRetry;
     }
     if (!accept || rdma_accept(id, &param) != 0) {
       const std::string why =
@@ -257,9 +257,9 @@ struct RdmaResponder::Impl final : ResponderCore {
 
   // Handles every completion waiting on the connection's CQ; false: close the connection.
   bool drain_cq(Connection& c) {
-    std::array<ibv_wc, kDepth> wcs{};
+    std::array<ibv_wc, kEchoSlots> wcs{};
     for (;;) {
-      const int n = ibv_poll_cq(c.res.cq.get(), kDepth, wcs.data());
+      const int n = ibv_poll_cq(c.res.cq.get(), kEchoSlots, wcs.data());
       if (n < 0) return false;
       if (n == 0) return true;
       for (int i = 0; i < n; ++i) {

@@ -27,26 +27,26 @@ constexpr std::array<TransportKind, 1> kServed{TransportKind::tcp};
 // Before its hello a connection holds only the hello buffer.
 constexpr std::uint64_t kHandshakeBytes = kHelloSize;
 
-struct Connection {
-  UniqueFd fd;
-  PeerAddress peer{};
-  bool established = false;
-  std::uint32_t max_payload = 0;
-  std::uint64_t reserved = 0;
-  std::vector<std::uint8_t> rx;   ///< bytes of the message being received
-  std::size_t need = kHelloSize;  ///< rx is complete at this size
-  std::vector<std::uint8_t> tx;   ///< echo (or refusal) being sent
-  std::size_t tx_done = 0;
-  bool close_after_tx = false;
-  /// Handshake, then idle: moved only by a complete hello or frame, never by a lone byte.
-  Clock::time_point deadline{};
-  /// Set while a frame is partly received or an echo partly sent (frame_timeout), else max().
-  Clock::time_point frame_deadline = Clock::time_point::max();
-};
-
 }  // namespace
 
 struct TcpResponder::Impl final : ResponderCore {
+  struct Connection {
+    UniqueFd fd;
+    PeerAddress peer{};
+    bool established = false;
+    std::uint32_t max_payload = 0;
+    std::uint64_t reserved = 0;
+    std::vector<std::uint8_t> rx;   ///< bytes of the message being received
+    std::size_t need = kHelloSize;  ///< rx is complete at this size
+    std::vector<std::uint8_t> tx;   ///< echo (or refusal) being sent
+    std::size_t tx_done = 0;
+    bool close_after_tx = false;
+    /// Handshake, then idle: moved only by a complete hello or frame, never by a lone byte.
+    Clock::time_point deadline{};
+    /// Set while a frame is partly received or an echo partly sent (frame_timeout), else max().
+    Clock::time_point frame_deadline = Clock::time_point::max();
+  };
+
   UniqueFd listener;
   Admission admission;
   ResponderLog log;

@@ -6,7 +6,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 
 packages=(
   # build
-  cmake g++ make pkg-config ccache clang-format
+  cmake g++ make ninja-build pkg-config ccache clang-format
   # the libFuzzer targets (scripts/fuzz.sh, docs/fuzzing.md): clang and its fuzzer runtime
   clang libclang-rt-14-dev
   # libraries

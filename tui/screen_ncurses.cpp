@@ -86,43 +86,43 @@ class NcursesScreen final : public Screen {
   std::optional<Key> read_key(int timeout_ms) override {
     timeout(timeout_ms);
     const int ch = getch();
-    using K = Key::Kind;
+    using KeyKind = Key::Kind;
     switch (ch) {
       case ERR:
         return std::nullopt;
       case KEY_UP:
-        return Key{K::up, 0};
+        return Key{KeyKind::up, 0};
       case KEY_DOWN:
-        return Key{K::down, 0};
+        return Key{KeyKind::down, 0};
       case KEY_PPAGE:
-        return Key{K::page_up, 0};
+        return Key{KeyKind::page_up, 0};
       case KEY_NPAGE:
-        return Key{K::page_down, 0};
+        return Key{KeyKind::page_down, 0};
       case KEY_HOME:
-        return Key{K::home, 0};
+        return Key{KeyKind::home, 0};
       case KEY_END:
-        return Key{K::end, 0};
+        return Key{KeyKind::end, 0};
       case KEY_ENTER:
       case '\n':
       case '\r':
-        return Key{K::enter, 0};
+        return Key{KeyKind::enter, 0};
       case 27:
-        return Key{K::escape, 0};
+        return Key{KeyKind::escape, 0};
       case '\t':
-        return Key{K::tab, 0};
+        return Key{KeyKind::tab, 0};
       case KEY_BACKSPACE:
       case 127:
       case 8:
-        return Key{K::backspace, 0};
+        return Key{KeyKind::backspace, 0};
       case KEY_RESIZE:
-        return Key{K::resize, 0};
+        return Key{KeyKind::resize, 0};
       default:
         break;
     }
-    if (ch == KEY_F(1)) return Key{K::f1, 0};
-    if (ch == KEY_F(6)) return Key{K::f6, 0};
-    if (ch == KEY_F(10)) return Key{K::f10, 0};
-    if (ch >= ' ' && ch <= '~') return Key{K::character, static_cast<char>(ch)};
+    if (ch == KEY_F(1)) return Key{KeyKind::f1, 0};
+    if (ch == KEY_F(6)) return Key{KeyKind::f6, 0};
+    if (ch == KEY_F(10)) return Key{KeyKind::f10, 0};
+    if (ch >= ' ' && ch <= '~') return Key{KeyKind::character, static_cast<char>(ch)};
     return std::nullopt;
   }
 

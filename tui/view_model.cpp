@@ -13,8 +13,6 @@ namespace rdmatop::tui {
 
 namespace {
 
-const std::string kDash = "-";
-
 bool rate_ok(const Rate& r) {
   return r.state == RateState::ok || r.state == RateState::wrap;
 }
@@ -42,7 +40,7 @@ std::string lower(std::string s) {
 }
 
 Cell text_cell(std::string text, Tone tone = Tone::normal) {
-  if (text.empty()) return Cell{kDash, Tone::dim, std::nullopt};
+  if (text.empty()) return Cell{kAbsentCell, Tone::dim, std::nullopt};
   return Cell{std::move(text), tone, std::nullopt};
 }
 
@@ -126,7 +124,7 @@ PortFigures port_figures(const PortReport& port) {
 }
 
 Cell rate_cell(const std::optional<Rate>& rate, const std::string& suffix) {
-  if (!rate) return Cell{kDash, Tone::dim, std::nullopt};
+  if (!rate) return Cell{kAbsentCell, Tone::dim, std::nullopt};
   Cell cell{format_rate(*rate, suffix), Tone::normal, std::nullopt};
   if (rate_ok(*rate)) {
     cell.sort_value = rate->per_second;

@@ -1,5 +1,7 @@
 #include "collector/model/snapshot.h"
 
+#include <algorithm>
+
 namespace rdmatop {
 
 const char* to_string(SourceState state) {
@@ -12,6 +14,13 @@ const char* to_string(SourceState state) {
       return "error";
   }
   return "unknown";
+}
+
+const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& name) {
+  if (name.empty()) return nullptr;
+  const auto it = std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
+                               [&](const NetdevSample& n) { return n.name == name; });
+  return it == snapshot.netdevs.end() ? nullptr : &*it;
 }
 
 }  // namespace rdmatop

@@ -189,4 +189,8 @@ struct Snapshot {
 
 const char* to_string(SourceState state);
 
+/// The snapshot's netdev named `name`; nullptr for an empty name (a port without a netdev) or
+/// a netdev the snapshot does not hold.
+const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& name);
+
 }  // namespace rdmatop

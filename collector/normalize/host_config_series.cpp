@@ -77,13 +77,6 @@ constexpr double kAutoSeconds = 0.1;
 constexpr std::uint16_t kAuto = 0xffff;
 constexpr double kMillisecondsPerSecond = 1e3;
 
-const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& name) {
-  if (name.empty()) return nullptr;
-  const auto it = std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
-                               [&](const NetdevSample& n) { return n.name == name; });
-  return it == snapshot.netdevs.end() ? nullptr : &*it;
-}
-
 void add_port_config(const DeviceSample& device, const PortSample& port, const NetdevSample& netdev,
                      std::vector<Series>& out) {
   const Labels base{

@@ -214,7 +214,7 @@ void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wante
 // Series derived from snapshot fields rather than counter maps.
 // ------------------------------------------------------------------------------------------
 constexpr double kBytesPerGigabit = 125e6;  // 1e9 bits / 8, as prometheus/procfs parseRate
-constexpr double kMillisecondsPerSecond = 1e3;
+constexpr double kMsPerSecond = 1e3;
 
 std::size_t routable_gids(const PortSample& port, std::string_view type) {
   return static_cast<std::size_t>(
@@ -249,7 +249,7 @@ void add_port_gauges(const PortView& view, SeriesSink& sink) {
   }
   if (port.hw_counters_lifespan_ms) {
     sink.add("rdma_hw_counters_lifespan_seconds", port_labels(view), SeriesKind::gauge,
-             *port.hw_counters_lifespan_ms / kMillisecondsPerSecond, 0, "hw_counters/lifespan");
+             *port.hw_counters_lifespan_ms / kMsPerSecond, 0, "hw_counters/lifespan");
   }
   // GID counts only mean something on RoCE (Ethernet link layer) ports. An empty table on such
   // a port is a real finding (no address on the netdev), so 0 is emitted, not omitted; a table
@@ -307,20 +307,13 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
 void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
   if (view.netdev == nullptr || view.netdev_family != DriverFamily::mlx5) return;
   if (view.netdev->dcb && view.netdev->dcb->pfc_enabled) return;
-  const CounterMap& ethtool = view.netdev->ethtool;
-  if (!ethtool.contains("rx_prio0_bytes")) return;
+  const CounterMap& stats = view.netdev->ethtool;
+  if (!stats.contains("rx_prio0_bytes")) return;
   for (int p = 0; p < kPriorityCount; ++p) {
     const std::string raw = expand_raw_name("rx_prio{p}_pause", p);
     sink.add("rdma_pfc_enabled", port_labels(view, {{"priority", std::to_string(p)}}),
-             SeriesKind::gauge, ethtool.contains(raw) ? 1 : 0, 0, "ethtool/" + raw);
+             SeriesKind::gauge, stats.contains(raw) ? 1 : 0, 0, "ethtool/" + raw);
   }
-}
-
-const NetdevSample* find_netdev(const Snapshot& snapshot, const std::string& name) {
-  if (name.empty()) return nullptr;
-  const auto it = std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
-                               [&](const NetdevSample& n) { return n.name == name; });
-  return it == snapshot.netdevs.end() ? nullptr : &*it;
 }
 
 /// Calls `visit(view)` for every port of the snapshot (the normalizer's one port walk).

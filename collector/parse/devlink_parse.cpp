@@ -18,9 +18,9 @@ namespace {
 
 // The attributes rdmatop reads with their kernel types (include/uapi/linux/devlink.h comments;
 // net/devlink/netlink_gen.c). PAD has no entry: it only aligns the u64 after it.
-constexpr std::size_t kPolicySize = DEVLINK_ATTR_INFO_BOARD_SERIAL_NUMBER + 1;
-constexpr std::array<AttrSpec, kPolicySize> kPolicy = [] {
-  std::array<AttrSpec, kPolicySize> p{};
+constexpr std::size_t kDevlinkPolicySize = DEVLINK_ATTR_INFO_BOARD_SERIAL_NUMBER + 1;
+constexpr std::array<AttrSpec, kDevlinkPolicySize> kDevlinkPolicy = [] {
+  std::array<AttrSpec, kDevlinkPolicySize> p{};
   p[DEVLINK_ATTR_BUS_NAME] = {"BUS_NAME", MNL_TYPE_NUL_STRING};
   p[DEVLINK_ATTR_DEV_NAME] = {"DEV_NAME", MNL_TYPE_NUL_STRING};
   p[DEVLINK_ATTR_PORT_INDEX] = {"PORT_INDEX", MNL_TYPE_U32};
@@ -45,22 +45,14 @@ constexpr std::array<AttrSpec, kPolicySize> kPolicy = [] {
   return p;
 }();
 
-// As iproute2 asks (devlink.c dl_argv_parse_put / mnlu_gen_socket_cmd_prepare): a dump, with
-// an ACK so that even an empty answer has a definite end.
-constexpr std::uint16_t kDumpFlags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP;
-
 std::vector<std::uint8_t> build_dump(std::uint16_t family_id, std::uint8_t cmd, std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(0);
   return message_bytes(
-      start_genl_request(buf, family_id, cmd, DEVLINK_GENL_VERSION, kDumpFlags, seq));
+      start_genl_request(buf, family_id, cmd, DEVLINK_GENL_VERSION, kNetlinkDumpFlags, seq));
 }
 
-std::optional<Error> missing(const char* what) {
+std::optional<Error> devlink_missing(const char* what) {
   return Error{EPROTO, std::string(what) + " missing from devlink reply"};
-}
-
-std::string str(const nlattr* a) {
-  return a == nullptr ? std::string() : mnl_attr_get_str(a);
 }
 
 /// Runs `fn` on the attributes of every message answering `seq` with devlink command `cmd`;
@@ -80,7 +72,7 @@ Result<bool> for_each_reply(
     if (genl->cmd != cmd) {
       return Error{EPROTO, "unexpected devlink command " + std::to_string(genl->cmd)};
     }
-    auto attrs = parse_attrs(nlh, GENL_HDRLEN, kPolicy);
+    auto attrs = parse_attrs(nlh, GENL_HDRLEN, kDevlinkPolicy);
     if (!attrs) return attrs.error();
     if (auto e = fn(nlh, *attrs)) return *e;
     return WalkStep::next;
@@ -107,13 +99,13 @@ std::optional<Error> read_versions(const nlmsghdr* nlh, std::uint16_t type, Vers
   const auto cb = [](const nlattr* attr, void* data) -> int {
     auto* s = static_cast<State*>(data);
     if (mnl_attr_get_type(attr) != s->type) return MNL_CB_OK;
-    auto v = parse_nested(attr, kPolicy);
+    auto v = parse_nested(attr, kDevlinkPolicy);
     if (!v) {
       s->error = v.error();
     } else if (v->tb[DEVLINK_ATTR_INFO_VERSION_NAME] == nullptr) {
-      s->error = missing("INFO_VERSION_NAME");
+      s->error = devlink_missing("INFO_VERSION_NAME");
     } else if (v->tb[DEVLINK_ATTR_INFO_VERSION_VALUE] == nullptr) {
-      s->error = missing("INFO_VERSION_VALUE");
+      s->error = devlink_missing("INFO_VERSION_VALUE");
     } else {
       (*s->into)[mnl_attr_get_str(v->tb[DEVLINK_ATTR_INFO_VERSION_NAME])] =
           mnl_attr_get_str(v->tb[DEVLINK_ATTR_INFO_VERSION_VALUE]);
@@ -147,15 +139,17 @@ Result<std::vector<DevlinkInfo>> parse_devlink_info_reply(std::span<const std::u
   auto r = for_each_reply(reply, family_id, seq, DEVLINK_CMD_INFO_GET,
                           [&](const nlmsghdr* nlh, const AttrTable& a) -> std::optional<Error> {
                             const auto& tb = a.tb;
-                            if (tb[DEVLINK_ATTR_BUS_NAME] == nullptr) return missing("BUS_NAME");
-                            if (tb[DEVLINK_ATTR_DEV_NAME] == nullptr) return missing("DEV_NAME");
+                            if (tb[DEVLINK_ATTR_BUS_NAME] == nullptr)
+                              return devlink_missing("BUS_NAME");
+                            if (tb[DEVLINK_ATTR_DEV_NAME] == nullptr)
+                              return devlink_missing("DEV_NAME");
                             DevlinkInfo info;
-                            info.bus_name = str(tb[DEVLINK_ATTR_BUS_NAME]);
-                            info.dev_name = str(tb[DEVLINK_ATTR_DEV_NAME]);
-                            info.driver = str(tb[DEVLINK_ATTR_INFO_DRIVER_NAME]);
-                            info.serial_number = str(tb[DEVLINK_ATTR_INFO_SERIAL_NUMBER]);
+                            info.bus_name = attr_string(tb[DEVLINK_ATTR_BUS_NAME]);
+                            info.dev_name = attr_string(tb[DEVLINK_ATTR_DEV_NAME]);
+                            info.driver = attr_string(tb[DEVLINK_ATTR_INFO_DRIVER_NAME]);
+                            info.serial_number = attr_string(tb[DEVLINK_ATTR_INFO_SERIAL_NUMBER]);
                             info.board_serial_number =
-                                str(tb[DEVLINK_ATTR_INFO_BOARD_SERIAL_NUMBER]);
+                                attr_string(tb[DEVLINK_ATTR_INFO_BOARD_SERIAL_NUMBER]);
                             const std::array<std::pair<std::uint16_t, VersionMap*>, 3> kinds{
                                 {{DEVLINK_ATTR_INFO_VERSION_FIXED, &info.fixed},
                                  {DEVLINK_ATTR_INFO_VERSION_RUNNING, &info.running},
@@ -178,20 +172,20 @@ Result<std::vector<DevlinkReporterEntry>> parse_devlink_health_reply(
       reply, family_id, seq, DEVLINK_CMD_HEALTH_REPORTER_GET,
       [&](const nlmsghdr*, const AttrTable& a) -> std::optional<Error> {
         const auto& tb = a.tb;
-        if (tb[DEVLINK_ATTR_BUS_NAME] == nullptr) return missing("BUS_NAME");
-        if (tb[DEVLINK_ATTR_DEV_NAME] == nullptr) return missing("DEV_NAME");
-        if (tb[DEVLINK_ATTR_HEALTH_REPORTER] == nullptr) return missing("HEALTH_REPORTER");
-        auto rep = parse_nested(tb[DEVLINK_ATTR_HEALTH_REPORTER], kPolicy);
+        if (tb[DEVLINK_ATTR_BUS_NAME] == nullptr) return devlink_missing("BUS_NAME");
+        if (tb[DEVLINK_ATTR_DEV_NAME] == nullptr) return devlink_missing("DEV_NAME");
+        if (tb[DEVLINK_ATTR_HEALTH_REPORTER] == nullptr) return devlink_missing("HEALTH_REPORTER");
+        auto rep = parse_nested(tb[DEVLINK_ATTR_HEALTH_REPORTER], kDevlinkPolicy);
         if (!rep) return rep.error();
         const auto& rt = rep->tb;
         if (rt[DEVLINK_ATTR_HEALTH_REPORTER_NAME] == nullptr)
-          return missing("HEALTH_REPORTER_NAME");
+          return devlink_missing("HEALTH_REPORTER_NAME");
         DevlinkReporterEntry e;
-        e.bus_name = str(tb[DEVLINK_ATTR_BUS_NAME]);
-        e.dev_name = str(tb[DEVLINK_ATTR_DEV_NAME]);
+        e.bus_name = attr_string(tb[DEVLINK_ATTR_BUS_NAME]);
+        e.dev_name = attr_string(tb[DEVLINK_ATTR_DEV_NAME]);
         if (const nlattr* port = tb[DEVLINK_ATTR_PORT_INDEX]) e.port_index = mnl_attr_get_u32(port);
         DevlinkHealthReporter& h = e.reporter;
-        h.name = str(rt[DEVLINK_ATTR_HEALTH_REPORTER_NAME]);
+        h.name = attr_string(rt[DEVLINK_ATTR_HEALTH_REPORTER_NAME]);
         if (const nlattr* state = rt[DEVLINK_ATTR_HEALTH_REPORTER_STATE]) {
           // enum devlink_health_reporter_state (include/net/devlink.h, kernel-internal, not in
           // the uAPI): 0 healthy, 1 error. A newer state keeps its number.

@@ -180,4 +180,8 @@ Result<WalkEnd> walk_messages(std::span<const std::uint8_t> bytes, std::uint32_t
   return WalkEnd::exhausted;
 }
 
+std::string attr_string(const nlattr* a) {
+  return a == nullptr ? std::string() : mnl_attr_get_str(a);
+}
+
 }  // namespace rdmatop

@@ -62,6 +62,13 @@ Result<AttrTable> parse_nested(const nlattr* nest, std::span<const AttrSpec> pol
 Result<bool> for_each_nested(const nlattr* nest, std::uint16_t type,
                              const std::function<std::optional<Error>(const nlattr*)>& fn);
 
+/// The string attribute `a`; empty when absent.
+std::string attr_string(const nlattr* a);
+
+/// A dump with an ACK, as iproute2 asks (rd_prepare_msg, devlink.c mnlu_gen_socket_cmd_prepare):
+/// even an empty answer then has a definite end.
+constexpr std::uint16_t kNetlinkDumpFlags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP;
+
 // --- message walking --------------------------------------------------------------------------
 
 /// NLMSG_ERROR with error != 0 → the kernel's errno plus the extended-ack text if any.

@@ -18,9 +18,9 @@ constexpr std::uint16_t nldev_type(std::uint16_t cmd) {
 
 // The attributes rdmatop reads, with their kernel types (nldev_policy in core/nldev.c). PAD
 // (0) has no entry: it only aligns the u64 after it.
-constexpr std::size_t kPolicySize = RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC + 1;
-constexpr std::array<AttrSpec, kPolicySize> kPolicy = [] {
-  std::array<AttrSpec, kPolicySize> p{};
+constexpr std::size_t kNldevPolicySize = RDMA_NLDEV_ATTR_STAT_HWCOUNTER_DYNAMIC + 1;
+constexpr std::array<AttrSpec, kNldevPolicySize> kNldevPolicy = [] {
+  std::array<AttrSpec, kNldevPolicySize> p{};
   p[RDMA_NLDEV_ATTR_DEV_INDEX] = {"DEV_INDEX", MNL_TYPE_U32};
   p[RDMA_NLDEV_ATTR_DEV_NAME] = {"DEV_NAME", MNL_TYPE_NUL_STRING};
   p[RDMA_NLDEV_ATTR_PORT_INDEX] = {"PORT_INDEX", MNL_TYPE_U32};
@@ -76,7 +76,6 @@ nlmsghdr* put_nldev_header(AlignedBuffer& buf, std::uint16_t cmd, std::uint16_t 
 
 // NLM_F_ACK as iproute2 sets it (rd_prepare_msg): every reply then has a definite end.
 constexpr std::uint16_t kDoitFlags = NLM_F_REQUEST | NLM_F_ACK;
-constexpr std::uint16_t kDumpFlags = NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP;
 
 std::vector<std::uint8_t> build_port_request(std::uint16_t cmd, std::uint16_t flags,
                                              std::uint32_t dev_index,
@@ -103,10 +102,6 @@ std::vector<std::uint8_t> build_qp_stat_request(std::uint16_t flags, std::uint32
   return message_bytes(nlh);
 }
 
-std::string str(const nlattr* a) {
-  return a == nullptr ? std::string() : mnl_attr_get_str(a);
-}
-
 template <class T>
 std::optional<T> opt(const nlattr* a, T (*get)(const nlattr*)) {
   if (a == nullptr) return std::nullopt;
@@ -122,7 +117,7 @@ Result<bool> for_each_reply(std::span<const std::uint8_t> reply, std::uint32_t s
     if (nlh->nlmsg_type != nldev_type(cmd)) {
       return Error{EPROTO, "unexpected netlink message type " + std::to_string(nlh->nlmsg_type)};
     }
-    auto attrs = parse_attrs(nlh, 0, kPolicy);
+    auto attrs = parse_attrs(nlh, 0, kNldevPolicy);
     if (!attrs) return attrs.error();
     if (auto e = fn(*attrs)) return *e;
     return WalkStep::next;
@@ -157,14 +152,14 @@ std::optional<Error> missing(const char* what) {
   return Error{EPROTO, std::string(what) + " missing from reply"};
 }
 
-/// The entries of the STAT_HWCOUNTERS nest, each parsed with kPolicy.
+/// The entries of the STAT_HWCOUNTERS nest, each parsed with kNldevPolicy.
 Result<bool> for_each_hwcounter(const AttrTable& msg,
                                 const std::function<std::optional<Error>(const AttrTable&)>& fn) {
   const nlattr* nest = msg.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTERS];
   if (nest == nullptr) return *missing("STAT_HWCOUNTERS");
   return for_each_nested(nest, RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY,
                          [&](const nlattr* entry) -> std::optional<Error> {
-                           auto attrs = parse_nested(entry, kPolicy);
+                           auto attrs = parse_nested(entry, kNldevPolicy);
                            if (!attrs) return attrs.error();
                            return fn(*attrs);
                          });
@@ -204,10 +199,10 @@ Result<BoundCounter> bound_counter(const AttrTable& e) {
   c.mode = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_MODE]);
   c.qp_type = opt(tb[RDMA_NLDEV_ATTR_RES_TYPE], mnl_attr_get_u8);
   c.pid = opt(pid, mnl_attr_get_u32);
-  c.kern_name = str(kern);
+  c.kern_name = attr_string(kern);
   auto qps = for_each_nested(tb[RDMA_NLDEV_ATTR_RES_QP], RDMA_NLDEV_ATTR_RES_QP_ENTRY,
                              [&](const nlattr* entry) -> std::optional<Error> {
-                               auto q = parse_nested(entry, kPolicy);
+                               auto q = parse_nested(entry, kNldevPolicy);
                                if (!q) return q.error();
                                const nlattr* lqpn = q->tb[RDMA_NLDEV_ATTR_RES_LQPN];
                                if (lqpn == nullptr) return missing("RES_LQPN");
@@ -260,11 +255,12 @@ const char* to_string(NldevResKind kind) {
 
 std::vector<std::uint8_t> build_dev_get_request(std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(0);
-  return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_GET, kDumpFlags, seq));
+  return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_GET, kNetlinkDumpFlags, seq));
 }
 
 std::vector<std::uint8_t> build_port_get_request(std::uint32_t dev_index, std::uint32_t seq) {
-  return build_port_request(RDMA_NLDEV_CMD_PORT_GET, kDumpFlags, dev_index, std::nullopt, seq);
+  return build_port_request(RDMA_NLDEV_CMD_PORT_GET, kNetlinkDumpFlags, dev_index, std::nullopt,
+                            seq);
 }
 
 std::vector<std::uint8_t> build_stat_get_request(std::uint32_t dev_index, std::uint32_t port,
@@ -281,12 +277,12 @@ std::vector<std::uint8_t> build_stat_get_status_request(std::uint32_t dev_index,
 
 std::vector<std::uint8_t> build_res_get_request(std::uint32_t seq) {
   AlignedBuffer buf = request_buffer(0);
-  return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_RES_GET, kDumpFlags, seq));
+  return message_bytes(put_nldev_header(buf, RDMA_NLDEV_CMD_RES_GET, kNetlinkDumpFlags, seq));
 }
 
 std::vector<std::uint8_t> build_res_dump_request(NldevResKind kind, std::uint32_t dev_index,
                                                  std::uint32_t seq) {
-  return build_port_request(res_dump(kind).cmd, kDumpFlags, dev_index, std::nullopt, seq);
+  return build_port_request(res_dump(kind).cmd, kNetlinkDumpFlags, dev_index, std::nullopt, seq);
 }
 
 std::vector<std::uint8_t> build_qp_counter_mode_request(std::uint32_t dev_index, std::uint32_t port,
@@ -296,7 +292,7 @@ std::vector<std::uint8_t> build_qp_counter_mode_request(std::uint32_t dev_index,
 
 std::vector<std::uint8_t> build_bound_counters_request(std::uint32_t dev_index, std::uint32_t port,
                                                        std::uint32_t seq) {
-  return build_qp_stat_request(kDumpFlags, dev_index, port, false, seq);
+  return build_qp_stat_request(kNetlinkDumpFlags, dev_index, port, false, seq);
 }
 
 std::vector<std::uint8_t> build_qp_counter_bind_request(std::uint32_t dev_index, std::uint32_t port,
@@ -331,16 +327,16 @@ Result<std::vector<NldevDevice>> parse_dev_get_reply(std::span<const std::uint8_
         }
         NldevDevice d;
         d.index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-        d.name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        d.name = attr_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
         if (const nlattr* p = tb[RDMA_NLDEV_ATTR_PORT_INDEX]) {
           d.port_count = mnl_attr_get_u32(p);
         }
-        d.fw_version = str(tb[RDMA_NLDEV_ATTR_FW_VERSION]);
+        d.fw_version = attr_string(tb[RDMA_NLDEV_ATTR_FW_VERSION]);
         d.node_guid = opt(tb[RDMA_NLDEV_ATTR_NODE_GUID], mnl_attr_get_u64);
         d.sys_image_guid = opt(tb[RDMA_NLDEV_ATTR_SYS_IMAGE_GUID], mnl_attr_get_u64);
         d.node_type = opt(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE], mnl_attr_get_u8);
-        d.protocol = str(tb[RDMA_NLDEV_ATTR_DEV_PROTOCOL]);
-        d.link_type = str(tb[RDMA_NLDEV_ATTR_LINK_TYPE]);
+        d.protocol = attr_string(tb[RDMA_NLDEV_ATTR_DEV_PROTOCOL]);
+        d.link_type = attr_string(tb[RDMA_NLDEV_ATTR_LINK_TYPE]);
         out.push_back(std::move(d));
         return std::nullopt;
       });
@@ -358,13 +354,13 @@ Result<std::vector<NldevPort>> parse_port_get_reply(std::span<const std::uint8_t
         if (tb[RDMA_NLDEV_ATTR_PORT_INDEX] == nullptr) return missing("PORT_INDEX");
         NldevPort p;
         p.dev_index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-        p.dev_name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        p.dev_name = attr_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
         p.port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
         p.state = opt(tb[RDMA_NLDEV_ATTR_PORT_STATE], mnl_attr_get_u8);
         p.phys_state = opt(tb[RDMA_NLDEV_ATTR_PORT_PHYS_STATE], mnl_attr_get_u8);
         // Omitted when the netdev is in another network namespace (nldev.c fill_port_info).
         p.netdev_index = opt(tb[RDMA_NLDEV_ATTR_NDEV_INDEX], mnl_attr_get_u32);
-        p.netdev_name = str(tb[RDMA_NLDEV_ATTR_NDEV_NAME]);
+        p.netdev_name = attr_string(tb[RDMA_NLDEV_ATTR_NDEV_NAME]);
         out.push_back(std::move(p));
         return std::nullopt;
       });
@@ -412,10 +408,10 @@ Result<std::vector<NldevResources>> parse_res_get_reply(std::span<const std::uin
         if (summary == nullptr) return missing("RES_SUMMARY");
         NldevResources res;
         res.dev_index = mnl_attr_get_u32(msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-        res.dev_name = str(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        res.dev_name = attr_string(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
         auto entries =
             for_each_nested(summary, RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY, [&](const nlattr* entry) {
-              auto e = parse_nested(entry, kPolicy);
+              auto e = parse_nested(entry, kNldevPolicy);
               if (!e) return std::optional<Error>(e.error());
               const nlattr* name = e->tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_NAME];
               const nlattr* curr = e->tb[RDMA_NLDEV_ATTR_RES_SUMMARY_ENTRY_CURR];
@@ -440,20 +436,21 @@ Result<std::vector<NldevResOwner>> parse_res_dump_reply(NldevResKind kind,
   auto r = for_each_reply(reply, seq, dump.cmd, [&](const AttrTable& msg) -> std::optional<Error> {
     if (msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX] == nullptr) return missing("DEV_INDEX");
     const nlattr* table = msg.tb[dump.table];
-    if (table == nullptr) return missing(kPolicy[dump.table].name);
+    if (table == nullptr) return missing(kNldevPolicy[dump.table].name);
     const std::uint32_t dev_index = mnl_attr_get_u32(msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-    const std::string dev_name = str(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+    const std::string dev_name = attr_string(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
     auto entries = for_each_nested(table, dump.entry, [&](const nlattr* entry) {
-      auto e = parse_nested(entry, kPolicy);
+      auto e = parse_nested(entry, kNldevPolicy);
       if (!e) return std::optional<Error>(e.error());
       // fill_res_name_pid puts exactly one of the two.
       const nlattr* pid = e->tb[RDMA_NLDEV_ATTR_RES_PID];
       const nlattr* kern = e->tb[RDMA_NLDEV_ATTR_RES_KERN_NAME];
       if ((pid == nullptr) == (kern == nullptr)) {
-        return std::optional<Error>(Error{EPROTO, std::string(kPolicy[dump.entry].name) +
+        return std::optional<Error>(Error{EPROTO, std::string(kNldevPolicy[dump.entry].name) +
                                                       " needs one of RES_PID, RES_KERN_NAME"});
       }
-      out.push_back(NldevResOwner{dev_index, dev_name, opt(pid, mnl_attr_get_u32), str(kern)});
+      out.push_back(
+          NldevResOwner{dev_index, dev_name, opt(pid, mnl_attr_get_u32), attr_string(kern)});
       return std::optional<Error>();
     });
     if (!entries) return entries.error();
@@ -474,7 +471,7 @@ Result<NldevQpCounterMode> parse_qp_counter_mode_reply(std::span<const std::uint
         if (tb[RDMA_NLDEV_ATTR_STAT_MODE] == nullptr) return *missing("STAT_MODE");
         NldevQpCounterMode m;
         m.dev_index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-        m.dev_name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        m.dev_name = attr_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
         m.port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
         m.mode.mode = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_MODE]);
         if (const nlattr* mask = tb[RDMA_NLDEV_ATTR_STAT_AUTO_MODE_MASK]) {
@@ -495,10 +492,10 @@ Result<std::vector<NldevBoundCounter>> parse_bound_counters_reply(
         const nlattr* table = msg.tb[RDMA_NLDEV_ATTR_STAT_COUNTER];
         if (table == nullptr) return missing("STAT_COUNTER");
         const std::uint32_t dev_index = mnl_attr_get_u32(msg.tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-        const std::string dev_name = str(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        const std::string dev_name = attr_string(msg.tb[RDMA_NLDEV_ATTR_DEV_NAME]);
         auto entries =
             for_each_nested(table, RDMA_NLDEV_ATTR_STAT_COUNTER_ENTRY, [&](const nlattr* entry) {
-              auto e = parse_nested(entry, kPolicy);
+              auto e = parse_nested(entry, kNldevPolicy);
               if (!e) return std::optional<Error>(e.error());
               const nlattr* port = e->tb[RDMA_NLDEV_ATTR_PORT_INDEX];
               if (port == nullptr) return missing("PORT_INDEX");
@@ -529,7 +526,7 @@ Result<NldevQpCounterBinding> parse_qp_counter_bind_reply(std::span<const std::u
         if (tb[RDMA_NLDEV_ATTR_RES_LQPN] == nullptr) return *missing("RES_LQPN");
         NldevQpCounterBinding b;
         b.dev_index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
-        b.dev_name = str(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
+        b.dev_name = attr_string(tb[RDMA_NLDEV_ATTR_DEV_NAME]);
         b.port = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX]);
         b.counter_id = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_STAT_COUNTER_ID]);
         b.qpn = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_RES_LQPN]);

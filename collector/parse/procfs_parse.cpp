@@ -1,5 +1,7 @@
 #include "collector/parse/procfs_parse.h"
 
+#include "collector/parse/text_scan.h"
+
 #include <cerrno>
 #include <charconv>
 #include <limits>
@@ -20,14 +22,6 @@ std::vector<std::string_view> split_ws(std::string_view line) {
     if (i > start) out.push_back(line.substr(start, i - start));
   }
   return out;
-}
-
-template <class T>
-std::optional<T> number(std::string_view s) {
-  T v{};
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 Error bad(std::size_t line_no, const std::string& why) {
@@ -52,13 +46,13 @@ Result<std::map<std::uint32_t, IrqSample>> parse_proc_interrupts(std::string_vie
       continue;
     }
     if (fields.empty() || !fields[0].ends_with(':')) continue;
-    const auto irq = number<std::uint32_t>(fields[0].substr(0, fields[0].size() - 1));
+    const auto irq = parse_whole_number<std::uint32_t>(fields[0].substr(0, fields[0].size() - 1));
     if (!irq) continue;  // NMI, LOC, ERR, ...: not device interrupts
     IrqSample sample;
     sample.irq = *irq;
     std::size_t i = 1;
     for (; i < fields.size() && i <= cpus; ++i) {
-      const auto count = number<std::uint64_t>(fields[i]);
+      const auto count = parse_whole_number<std::uint64_t>(fields[i]);
       if (!count) break;
       if (sample.count > std::numeric_limits<std::uint64_t>::max() - *count) {
         return bad(line_no, "count overflows");
@@ -81,7 +75,7 @@ Result<std::map<std::uint32_t, IrqSample>> parse_proc_interrupts(std::string_vie
 
 Result<std::optional<std::int32_t>> parse_numa_node(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  const auto v = number<std::int32_t>(text);
+  const auto v = parse_whole_number<std::int32_t>(text);
   if (!v || *v < -1) {
     return Error{EINVAL, "numa_node: expected an integer >= -1, got \"" + std::string(text) + "\""};
   }

@@ -1,5 +1,7 @@
 #include "collector/parse/procfs_process_parse.h"
 
+#include "collector/parse/text_scan.h"
+
 #include <cerrno>
 #include <charconv>
 #include <limits>
@@ -10,23 +12,6 @@
 
 namespace rdmatop {
 namespace {
-
-constexpr std::string_view kWhitespace = " \t";
-
-std::string_view trim(std::string_view s) {
-  const std::size_t begin = s.find_first_not_of(kWhitespace);
-  if (begin == std::string_view::npos) return {};
-  return s.substr(begin, s.find_last_not_of(kWhitespace) - begin + 1);
-}
-
-template <class T>
-std::optional<T> number(std::string_view s, int base = 10) {
-  T v{};
-  if (s.empty()) return std::nullopt;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 /// Calls `fn(line)` for every line of `text` until it returns false.
 template <class Fn>
@@ -46,7 +31,7 @@ Error bad(const std::string& what, std::string_view value) {
 /// A limits value: "unlimited" -> nullopt; a decimal -> its value.
 Result<std::optional<std::uint64_t>> limit_value(std::string_view field) {
   if (field == "unlimited") return std::optional<std::uint64_t>();
-  if (auto v = number<std::uint64_t>(field)) return std::optional<std::uint64_t>(*v);
+  if (auto v = parse_whole_number<std::uint64_t>(field)) return std::optional<std::uint64_t>(*v);
   return bad("/proc/<pid>/limits Max locked memory", field);
 }
 
@@ -58,7 +43,7 @@ Result<ResourceLimit> parse_proc_limits_memlock(std::string_view text) {
   for_each_line(text, [&](std::string_view line) {
     // The name column is padded to 25, so the row name is followed by a space.
     if (line.starts_with(kRow) && line.size() > kRow.size() &&
-        kWhitespace.find(line[kRow.size()]) != std::string_view::npos) {
+        kBlanks.find(line[kRow.size()]) != std::string_view::npos) {
       row = line.substr(kRow.size());
       return false;
     }
@@ -67,8 +52,8 @@ Result<ResourceLimit> parse_proc_limits_memlock(std::string_view text) {
   if (!row) return Error{EPROTO, "/proc/<pid>/limits: no \"Max locked memory\" row"};
   std::vector<std::string_view> fields;
   std::string_view rest = *row;
-  while (!(rest = trim(rest)).empty()) {
-    const std::size_t end = rest.find_first_of(kWhitespace);
+  while (!(rest = trim_blanks(rest)).empty()) {
+    const std::size_t end = rest.find_first_of(kBlanks);
     fields.push_back(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end);
   }
@@ -83,16 +68,18 @@ Result<ResourceLimit> parse_proc_limits_memlock(std::string_view text) {
 }
 
 Result<std::vector<std::uint32_t>> parse_cpu_list(std::string_view text) {
-  std::string_view list = trim(text.ends_with('\n') ? text.substr(0, text.size() - 1) : text);
+  std::string_view list =
+      trim_blanks(text.ends_with('\n') ? text.substr(0, text.size() - 1) : text);
   std::vector<std::uint32_t> cpus;
   while (!list.empty()) {
     const std::size_t comma = list.find(',');
     const std::string_view item = list.substr(0, comma);
     list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
     const std::size_t dash = item.find('-');
-    const auto first = number<std::uint32_t>(item.substr(0, dash));
-    const auto last =
-        dash == std::string_view::npos ? first : number<std::uint32_t>(item.substr(dash + 1));
+    const auto first = parse_whole_number<std::uint32_t>(item.substr(0, dash));
+    const auto last = dash == std::string_view::npos
+                          ? first
+                          : parse_whole_number<std::uint32_t>(item.substr(dash + 1));
     if (!first || !last || *last < *first || *last >= kMaxCpus ||
         (!cpus.empty() && *first <= cpus.back()) ||
         (comma != std::string_view::npos && list.empty())) {
@@ -110,7 +97,7 @@ Result<ProcStat> parse_proc_stat(std::string_view text) {
   }
   // Fields after ")" are numbered from 3 (state) in proc(5).
   std::vector<std::string_view> fields;
-  std::string_view rest = trim(text.substr(close + 1));
+  std::string_view rest = trim_blanks(text.substr(close + 1));
   while (!rest.empty()) {
     const std::size_t end = rest.find_first_of(" \n");
     fields.push_back(rest.substr(0, end));
@@ -119,7 +106,7 @@ Result<ProcStat> parse_proc_stat(std::string_view text) {
   constexpr std::size_t kFirst = 3;
   const auto field = [&](std::size_t index) -> std::optional<std::uint64_t> {
     if (index - kFirst >= fields.size()) return std::nullopt;
-    return number<std::uint64_t>(fields[index - kFirst]);
+    return parse_whole_number<std::uint64_t>(fields[index - kFirst]);
   };
   constexpr std::size_t kUtime = 14, kStime = 15, kStart = 22, kVsize = 23, kRss = 24;
   const auto utime = field(kUtime), stime = field(kStime), start = field(kStart),
@@ -135,7 +122,7 @@ Result<std::uint64_t> parse_proc_stat_boot_time(std::string_view text) {
   for_each_line(text, [&](std::string_view line) {
     constexpr std::string_view kKey = "btime ";
     if (!line.starts_with(kKey)) return true;
-    btime = number<std::uint64_t>(trim(line.substr(kKey.size())));
+    btime = parse_whole_number<std::uint64_t>(trim_blanks(line.substr(kKey.size())));
     return false;
   });
   if (!btime) return Error{EPROTO, "/proc/stat: no btime line with a number"};
@@ -150,11 +137,11 @@ Result<ProcStatus> parse_proc_status(std::string_view text) {
     const std::size_t colon = line.find(':');
     if (colon == std::string_view::npos) return true;
     const std::string_view key = line.substr(0, colon);
-    const std::string_view value = trim(line.substr(colon + 1));
+    const std::string_view value = trim_blanks(line.substr(colon + 1));
     if (key == "Name") {
       named = true;
     } else if (key == "Tgid") {
-      status.tgid = number<std::uint32_t>(value);
+      status.tgid = parse_whole_number<std::uint32_t>(value);
       if (!status.tgid) {
         error = bad("/proc/<pid>/status Tgid", value);
         return false;
@@ -162,10 +149,9 @@ Result<ProcStatus> parse_proc_status(std::string_view text) {
     } else if (key == "VmPin") {
       // "%8lu kB" (task_mmu.c task_mem); the kernel's kB are KiB.
       constexpr std::string_view kUnit = " kB";
-      const auto kib =
-          value.ends_with(kUnit)
-              ? number<std::uint64_t>(trim(value.substr(0, value.size() - kUnit.size())))
-              : std::nullopt;
+      const auto kib = value.ends_with(kUnit) ? parse_whole_number<std::uint64_t>(trim_blanks(
+                                                    value.substr(0, value.size() - kUnit.size())))
+                                              : std::nullopt;
       constexpr std::uint64_t kKiB = 1024;
       if (!kib || *kib > std::numeric_limits<std::uint64_t>::max() / kKiB) {
         error = bad("/proc/<pid>/status VmPin", value);
@@ -174,7 +160,7 @@ Result<ProcStatus> parse_proc_status(std::string_view text) {
       status.pinned_bytes = *kib * kKiB;
     } else if (key == "CapEff") {
       constexpr int kHex = 16;
-      status.cap_effective = number<std::uint64_t>(value, kHex);
+      status.cap_effective = parse_whole_number<std::uint64_t>(value, kHex);
       if (!status.cap_effective) {
         error = bad("/proc/<pid>/status CapEff", value);
         return false;

@@ -1,5 +1,7 @@
 #include "exporters/report/config_section.h"
 
+#include "exporters/report/units.h"
+
 #include <fmt/format.h>
 
 #include "collector/normalize/host_config_series.h"
@@ -12,7 +14,6 @@ namespace rdmatop {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-constexpr const char* kDash = "-";
 constexpr int kPriorities = 8;
 constexpr std::uint8_t kSelectorDscp = 5;  // IEEE_8021QAZ_APP_SEL_DSCP
 constexpr std::uint16_t kStormAuto = 0xffff;
@@ -22,7 +23,7 @@ const NetdevSample* netdev_of(const Report& report, const PortReport& pr) {
 }
 
 std::string yes_no(const std::optional<bool>& b) {
-  return b ? (*b ? "on" : "off") : kDash;
+  return b ? (*b ? "on" : "off") : kAbsentCell;
 }
 
 /// ETS transmission selection algorithm names as `dcb ets show` prints them.
@@ -56,7 +57,7 @@ std::string dscp_map(const DcbInfo& dcb) {
     if (a.selector != kSelectorDscp) continue;
     out += fmt::format("{}{}->{}", out.empty() ? "" : " ", a.protocol, a.priority);
   }
-  return out.empty() ? kDash : out;
+  return out.empty() ? kAbsentCell : out;
 }
 
 std::string other_apps(const DcbInfo& dcb) {
@@ -74,11 +75,11 @@ std::string dcb_table(const DcbInfo& dcb) {
   for (int p = 0; p < kPriorities; ++p) {
     const auto at = [p](const auto& v) -> std::string {
       return static_cast<std::size_t>(p) < v.size() ? std::to_string(v[static_cast<std::size_t>(p)])
-                                                    : kDash;
+                                                    : kAbsentCell;
     };
     std::string tc = at(dcb.ets_prio_tc);
-    std::string bw = kDash;
-    std::string tsa = kDash;
+    std::string bw = kAbsentCell;
+    std::string tsa = kAbsentCell;
     // Bandwidth and TSA are per traffic class; shown on the priority's row for its class.
     if (static_cast<std::size_t>(p) < dcb.ets_prio_tc.size()) {
       const std::size_t c = dcb.ets_prio_tc[static_cast<std::size_t>(p)];
@@ -86,7 +87,7 @@ std::string dcb_table(const DcbInfo& dcb) {
       if (c < dcb.ets_tc_tsa.size()) tsa = tsa_name(dcb.ets_tc_tsa[c]);
     }
     const std::string pfc =
-        dcb.pfc_enabled ? (((*dcb.pfc_enabled >> p) & 1U) != 0 ? "on" : "off") : kDash;
+        dcb.pfc_enabled ? (((*dcb.pfc_enabled >> p) & 1U) != 0 ? "on" : "off") : kAbsentCell;
     table.add_row(
         {std::to_string(p), pfc, tc, bw, tsa, at(dcb.pfc_requests), at(dcb.pfc_indications)});
   }
@@ -98,12 +99,12 @@ std::string port_text(const Report& report, const PortReport& pr) {
   const PortSample& port = dev.ports[pr.port_index];
   const NetdevSample* nd = netdev_of(report, pr);
   std::string out = fmt::format("  {}/{} ({})\n", dev.name, port.port,
-                                port.netdev.empty() ? std::string(kDash) : port.netdev);
+                                port.netdev.empty() ? std::string(kAbsentCell) : port.netdev);
   if (nd == nullptr) return out + "    no netdev data\n";
   if (nd->dcb) {
     const DcbInfo& dcb = *nd->dcb;
     out += fmt::format("    DCB: trust {}, DSCP->priority {}\n",
-                       dcb.trust.empty() ? kDash : dcb.trust, dscp_map(dcb));
+                       dcb.trust.empty() ? kAbsentCell : dcb.trust, dscp_map(dcb));
     if (const std::string apps = other_apps(dcb); !apps.empty()) {
       out += "    other APP entries: " + apps + "\n";
     }
@@ -123,7 +124,7 @@ std::string port_text(const Report& report, const PortReport& pr) {
 
 std::string version_of(const std::map<std::string, std::string, std::less<>>& m) {
   const auto it = m.find("fw.version");
-  return it == m.end() ? kDash : it->second;
+  return it == m.end() ? kAbsentCell : it->second;
 }
 
 std::string device_text(const DeviceSample& dev) {
@@ -132,18 +133,18 @@ std::string device_text(const DeviceSample& dev) {
   const std::string running = version_of(d.running);
   const std::string stored = version_of(d.stored);
   const bool pending =
-      !d.stored.empty() && stored != kDash && running != kDash && stored != running;
+      !d.stored.empty() && stored != kAbsentCell && running != kAbsentCell && stored != running;
   std::string out =
       fmt::format("  {}: devlink {}/{}, driver {}, firmware running {}, stored {}{}\n", dev.name,
-                  d.bus_name, d.dev_name, d.driver.empty() ? kDash : d.driver, running, stored,
-                  pending ? " (ACTIVATION PENDING)" : "");
+                  d.bus_name, d.dev_name, d.driver.empty() ? kAbsentCell : d.driver, running,
+                  stored, pending ? " (ACTIVATION PENDING)" : "");
   if (d.reporters.empty()) return out + "    no health reporters\n";
   TextTable table({"REPORTER", "STATE", "ERRORS", "RECOVERS", "GRACE ms", "AUTO RECOVER"});
   const auto num = [](const std::optional<std::uint64_t>& v) {
-    return v ? std::to_string(*v) : std::string(kDash);
+    return v ? std::to_string(*v) : std::string(kAbsentCell);
   };
   for (const auto& r : d.reporters) {
-    table.add_row({r.name, r.state.empty() ? kDash : r.state, num(r.error_count),
+    table.add_row({r.name, r.state.empty() ? kAbsentCell : r.state, num(r.error_count),
                    num(r.recover_count), num(r.grace_period_ms), yes_no(r.auto_recover)});
   }
   return out + table.render("    ");

@@ -13,7 +13,7 @@ namespace rdmatop {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
 /// The driver families present on the host: each device's RDMA driver, else its netdevs'
 /// Ethernet driver (ethtool -i), as the normalizer chooses them.
@@ -151,19 +151,19 @@ std::string render_coverage_text(const Report& report) {
   return out;
 }
 
-json render_coverage_json(const Report& report) {
-  json out = json::array();
+ojson render_coverage_json(const Report& report) {
+  ojson out = ojson::array();
   for (const RuleCoverage& c : report.coverage) {
-    json why = json::object();
+    ojson why = ojson::object();
     for (const std::string& metric : c.missing_metrics) {
       why[metric] = explain_missing_metric(metric, report.snapshot);
     }
-    out.push_back(json{{"rule", c.rule},
-                       {"group", c.group},
-                       {"lifetime", c.lifetime},
-                       {"evaluable", c.evaluable},
-                       {"missing", c.missing},
-                       {"why", std::move(why)}});
+    out.push_back(ojson{{"rule", c.rule},
+                        {"group", c.group},
+                        {"lifetime", c.lifetime},
+                        {"evaluable", c.evaluable},
+                        {"missing", c.missing},
+                        {"why", std::move(why)}});
   }
   return out;
 }

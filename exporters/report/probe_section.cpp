@@ -14,9 +14,7 @@ namespace rdmatop {
 
 namespace {
 
-using json = nlohmann::ordered_json;
-
-const std::string kDash = "-";
+using ojson = nlohmann::ordered_json;
 
 bool valid(const Rate& rate) {
   return rate.state == RateState::ok || rate.state == RateState::wrap;
@@ -44,17 +42,17 @@ std::string wc_errors_text(const ProbeTargetSample& p) {
     if (!out.empty()) out += ", ";
     out += fmt::format("{}: {}", status, n);
   }
-  return out.empty() ? kDash : out;
+  return out.empty() ? kAbsentCell : out;
 }
 
-json rtt_json(const std::optional<RttSummary>& w) {
+ojson rtt_json(const std::optional<RttSummary>& w) {
   if (!w) return nullptr;
-  return json{{"count", w->count}, {"min", w->min},   {"p50", w->p50}, {"p90", w->p90},
-              {"p99", w->p99},     {"p999", w->p999}, {"max", w->max}};
+  return ojson{{"count", w->count}, {"min", w->min},   {"p50", w->p50}, {"p90", w->p90},
+               {"p99", w->p99},     {"p999", w->p999}, {"max", w->max}};
 }
 
-json rate_value(const Rate& rate) {
-  return valid(rate) ? json(rate.per_second) : json(nullptr);
+ojson rate_value(const Rate& rate) {
+  return valid(rate) ? ojson(rate.per_second) : ojson(nullptr);
 }
 
 }  // namespace
@@ -116,18 +114,18 @@ std::string render_probe_section_text(const Report& report) {
   for (const ProbeStreamView& v : probe_stream_views(report)) {
     const ProbeTargetSample& p = *v.sample;
     const auto rtt = [&](double RttSummary::*field) {
-      return p.window ? format_seconds((*p.window).*field) : kDash;
+      return p.window ? format_seconds((*p.window).*field) : kAbsentCell;
     };
     const std::optional<double> ratio = p50_vs_tcp(v);
-    const std::string vs_tcp = ratio ? fmt::format("{:.2f}x", *ratio) : kDash;
+    const std::string vs_tcp = ratio ? fmt::format("{:.2f}x", *ratio) : kAbsentCell;
     const std::optional<double> loss = shown_loss(v);
     const std::string retransmits =
-        p.retransmits ? fmt::format("{} ({})", *p.retransmits, retransmit_scope(p)) : kDash;
-    table.add_row({p.target, p.group.empty() ? kDash : p.group, stream_name(p),
+        p.retransmits ? fmt::format("{} ({})", *p.retransmits, retransmit_scope(p)) : kAbsentCell;
+    table.add_row({p.target, p.group.empty() ? kAbsentCell : p.group, stream_name(p),
                    p.connected ? "up" : "DOWN", rtt(&RttSummary::min), rtt(&RttSummary::p50),
                    rtt(&RttSummary::p99), rtt(&RttSummary::max), vs_tcp, count_text(p.sent),
                    count_text(p.answered), count_text(p.timed_out),
-                   loss ? format_percent(*loss) : kDash, retransmits, count_text(p.qp_errors),
+                   loss ? format_percent(*loss) : kAbsentCell, retransmits, count_text(p.qp_errors),
                    wc_errors_text(p)});
   }
   if (!table.empty()) out += table.render("  ");
@@ -152,43 +150,43 @@ std::string render_probe_section_text(const Report& report) {
   return out;
 }
 
-json probe_section_json(const Report& report) {
+ojson probe_section_json(const Report& report) {
   const Snapshot& snap = report.snapshot;
-  json streams = json::array();
+  ojson streams = ojson::array();
   for (const ProbeStreamView& v : probe_stream_views(report)) {
     const ProbeTargetSample& p = *v.sample;
-    json tcp = nullptr;
-    if (v.tcp_baseline != nullptr) tcp = json{{"rtt", rtt_json(v.tcp_baseline->window)}};
+    ojson tcp = nullptr;
+    if (v.tcp_baseline != nullptr) tcp = ojson{{"rtt", rtt_json(v.tcp_baseline->window)}};
     streams.push_back(
-        json{{"target", p.target},
-             {"group", p.group},
-             {"transport", p.transport},
-             {"traffic_class", optional_json(p.traffic_class)},
-             {"local_device", p.local_device},
-             {"connected", p.connected},
-             {"rtt", rtt_json(p.window)},
-             {"sent", p.sent},
-             {"answered", p.answered},
-             {"timeouts", p.timed_out},
-             {"connect_failures", p.connect_failures},
-             {"qp_errors", p.qp_errors},
-             {"wc_errors", counters_json(p.wc_errors)},
-             {"retransmits", optional_json(p.retransmits)},
-             {"retransmit_scope", p.retransmits ? json(retransmit_scope(p)) : json(nullptr)},
-             {"retransmit_note", p.retransmit_note},
-             {"sent_per_second", rate_value(v.sent_rate)},
-             {"interval_loss_ratio", optional_json(v.interval_loss)},
-             {"last_error", p.last_error},
-             {"tcp_baseline", std::move(tcp)}});
+        ojson{{"target", p.target},
+              {"group", p.group},
+              {"transport", p.transport},
+              {"traffic_class", optional_json(p.traffic_class)},
+              {"local_device", p.local_device},
+              {"connected", p.connected},
+              {"rtt", rtt_json(p.window)},
+              {"sent", p.sent},
+              {"answered", p.answered},
+              {"timeouts", p.timed_out},
+              {"connect_failures", p.connect_failures},
+              {"qp_errors", p.qp_errors},
+              {"wc_errors", counters_json(p.wc_errors)},
+              {"retransmits", optional_json(p.retransmits)},
+              {"retransmit_scope", p.retransmits ? ojson(retransmit_scope(p)) : ojson(nullptr)},
+              {"retransmit_note", p.retransmit_note},
+              {"sent_per_second", rate_value(v.sent_rate)},
+              {"interval_loss_ratio", optional_json(v.interval_loss)},
+              {"last_error", p.last_error},
+              {"tcp_baseline", std::move(tcp)}});
   }
-  json prober = nullptr;
+  ojson prober = nullptr;
   if (snap.prober) {
-    prober = json{{"cpu_seconds", snap.prober->cpu_seconds},
-                  {"qps", snap.prober->qps},
-                  {"registered_bytes", snap.prober->registered_bytes},
-                  {"targets", snap.prober->targets}};
+    prober = ojson{{"cpu_seconds", snap.prober->cpu_seconds},
+                   {"qps", snap.prober->qps},
+                   {"registered_bytes", snap.prober->registered_bytes},
+                   {"targets", snap.prober->targets}};
   }
-  return json{{"prober", std::move(prober)}, {"streams", std::move(streams)}};
+  return ojson{{"prober", std::move(prober)}, {"streams", std::move(streams)}};
 }
 
 }  // namespace rdmatop

@@ -19,58 +19,58 @@ namespace rdmatop {
 
 namespace {
 
-using json = nlohmann::ordered_json;
+using ojson = nlohmann::ordered_json;
 
-json gid_json(const GidEntry& g) {
-  return json{{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}};
+ojson gid_json(const GidEntry& g) {
+  return ojson{{"index", g.index}, {"gid", g.gid}, {"type", g.type}, {"netdev", g.netdev}};
 }
 
-json rate_json(const Rate& rate) {
-  json out{{"state", to_string(rate.state)}};
+ojson rate_json(const Rate& rate) {
+  ojson out{{"state", to_string(rate.state)}};
   out["per_second"] = (rate.state == RateState::ok || rate.state == RateState::wrap)
-                          ? json(rate.per_second)
-                          : json(nullptr);
+                          ? ojson(rate.per_second)
+                          : ojson(nullptr);
   return out;
 }
 
-json labels_json(const Labels& labels) {
-  json out = json::object();
+ojson labels_json(const Labels& labels) {
+  ojson out = ojson::object();
   for (const auto& [name, value] : labels) out[name] = value;
   return out;
 }
 
-json series_json(const SeriesWithRate& s) {
-  json out{{"name", s.series.name},
-           {"labels", labels_json(s.series.labels)},
-           {"kind", s.series.kind == SeriesKind::counter ? "counter" : "gauge"},
-           {"value", s.series.value},
-           {"origin", s.series.origin}};
+ojson series_json(const SeriesWithRate& s) {
+  ojson out{{"name", s.series.name},
+            {"labels", labels_json(s.series.labels)},
+            {"kind", s.series.kind == SeriesKind::counter ? "counter" : "gauge"},
+            {"value", s.series.value},
+            {"origin", s.series.origin}};
   if (s.series.kind == SeriesKind::counter) out["rate"] = rate_json(s.rate);
   return out;
 }
 
-json port_json(const PortSample& port, const PortReport* pr) {
-  json out{{"port", port.port},
-           {"state", port.state},
-           {"state_id", optional_json(port.state_id)},
-           {"phys_state", port.phys_state},
-           {"phys_state_id", optional_json(port.phys_state_id)},
-           {"rate", port.rate_text},
-           {"rate_gbps", optional_json(port.rate_gbps)},
-           {"link_layer", port.link_layer},
-           {"netdev", port.netdev},
-           {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)}};
-  out["roce_v2_gid"] = (pr && pr->roce_v2_gid) ? gid_json(*pr->roce_v2_gid) : json(nullptr);
-  json gids = json::array();
+ojson port_json(const PortSample& port, const PortReport* pr) {
+  ojson out{{"port", port.port},
+            {"state", port.state},
+            {"state_id", optional_json(port.state_id)},
+            {"phys_state", port.phys_state},
+            {"phys_state_id", optional_json(port.phys_state_id)},
+            {"rate", port.rate_text},
+            {"rate_gbps", optional_json(port.rate_gbps)},
+            {"link_layer", port.link_layer},
+            {"netdev", port.netdev},
+            {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)}};
+  out["roce_v2_gid"] = (pr && pr->roce_v2_gid) ? gid_json(*pr->roce_v2_gid) : ojson(nullptr);
+  ojson gids = ojson::array();
   for (const auto& g : port.gids) gids.push_back(gid_json(g));
   out["gids"] = std::move(gids);
   out["counters"] = counters_json(port.counters);
   out["hw_counters"] = counters_json(port.hw_counters);
   out["counter_source"] = port.counter_source;
-  json optional = json::object();
+  ojson optional = ojson::object();
   for (const auto& [name, enabled] : port.optional_counters) optional[name] = enabled;
   out["optional_counters"] = std::move(optional);
-  json series = json::array();
+  ojson series = ojson::array();
   if (pr) {
     for (const auto& s : pr->series) series.push_back(series_json(s));
   }
@@ -78,24 +78,24 @@ json port_json(const PortSample& port, const PortReport* pr) {
   return out;
 }
 
-json netdev_json(const NetdevSample& nd) {
-  json out{{"name", nd.name},
-           {"mtu", optional_json(nd.mtu)},
-           {"operstate", nd.operstate},
-           {"carrier_changes", optional_json(nd.carrier_changes)},
-           {"speed_mbps", optional_json(nd.speed_mbps)},
-           {"address", nd.address}};
-  out["driver"] = nd.driver ? json{{"driver", nd.driver->driver},
-                                   {"version", nd.driver->version},
-                                   {"fw_version", nd.driver->fw_version},
-                                   {"bus_info", nd.driver->bus_info}}
-                            : json(nullptr);
-  out["pause"] = nd.pause ? json{{"autoneg", optional_json(nd.pause->autoneg)},
-                                 {"rx", optional_json(nd.pause->rx)},
-                                 {"tx", optional_json(nd.pause->tx)},
-                                 {"rx_frames", optional_json(nd.pause->rx_frames)},
-                                 {"tx_frames", optional_json(nd.pause->tx_frames)}}
-                          : json(nullptr);
+ojson report_netdev_json(const NetdevSample& nd) {
+  ojson out{{"name", nd.name},
+            {"mtu", optional_json(nd.mtu)},
+            {"operstate", nd.operstate},
+            {"carrier_changes", optional_json(nd.carrier_changes)},
+            {"speed_mbps", optional_json(nd.speed_mbps)},
+            {"address", nd.address}};
+  out["driver"] = nd.driver ? ojson{{"driver", nd.driver->driver},
+                                    {"version", nd.driver->version},
+                                    {"fw_version", nd.driver->fw_version},
+                                    {"bus_info", nd.driver->bus_info}}
+                            : ojson(nullptr);
+  out["pause"] = nd.pause ? ojson{{"autoneg", optional_json(nd.pause->autoneg)},
+                                  {"rx", optional_json(nd.pause->rx)},
+                                  {"tx", optional_json(nd.pause->tx)},
+                                  {"rx_frames", optional_json(nd.pause->rx_frames)},
+                                  {"tx_frames", optional_json(nd.pause->tx_frames)}}
+                          : ojson(nullptr);
   out["statistics"] = counters_json(nd.statistics);
   out["ethtool"] = counters_json(nd.ethtool);
   return out;
@@ -108,37 +108,37 @@ std::string rfc3339_ms(promql::Timestamp ms) {
                      fmt::gmtime(std::chrono::system_clock::to_time_t(t)), ms % 1000);
 }
 
-json finding_json(const Finding& f) {
-  json annotations = json::object();
+ojson finding_json(const Finding& f) {
+  ojson annotations = ojson::object();
   for (const auto& [name, value] : f.annotations) annotations[name] = value;
-  json evidence = json::array();
+  ojson evidence = ojson::array();
   for (const auto& e : f.evidence) {
-    json item{{"labels", labels_json(e.labels)}, {"value", e.value}};
+    ojson item{{"labels", labels_json(e.labels)}, {"value", e.value}};
     if (e.observed_increase) {
       item["observed_increase"] = *e.observed_increase;
       item["observed_span_seconds"] = static_cast<double>(e.observed_span_ms) / 1000.0;
     }
     evidence.push_back(std::move(item));
   }
-  return json{{"rule", f.rule},
-              {"group", f.group},
-              {"severity", to_string(f.severity)},
-              {"state", state_name(f)},
-              {"kind", is_lifetime(f) ? "lifetime" : "live"},
-              {"labels", labels_json(f.labels)},
-              {"active_since", rfc3339_ms(f.active_since)},
-              {"fired_at", f.fired_at ? json(rfc3339_ms(f.fired_at)) : json(nullptr)},
-              {"resolved_at", f.resolved_at ? json(rfc3339_ms(f.resolved_at)) : json(nullptr)},
-              {"value", f.value},
-              {"annotations", annotations},
-              {"evidence", evidence}};
+  return ojson{{"rule", f.rule},
+               {"group", f.group},
+               {"severity", to_string(f.severity)},
+               {"state", state_name(f)},
+               {"kind", is_lifetime(f) ? "lifetime" : "live"},
+               {"labels", labels_json(f.labels)},
+               {"active_since", rfc3339_ms(f.active_since)},
+               {"fired_at", f.fired_at ? ojson(rfc3339_ms(f.fired_at)) : ojson(nullptr)},
+               {"resolved_at", f.resolved_at ? ojson(rfc3339_ms(f.resolved_at)) : ojson(nullptr)},
+               {"value", f.value},
+               {"annotations", annotations},
+               {"evidence", evidence}};
 }
 
 }  // namespace
 
 std::string render_report_json(const Report& report) {
   const Snapshot& snap = report.snapshot;
-  json doc{
+  ojson doc{
       {"format", kReportFormat},
       {"version", kReportFormatVersion},
       {"rdmatop_version", RDMATOP_VERSION},
@@ -146,20 +146,20 @@ std::string render_report_json(const Report& report) {
       {"generated_at", fmt::format("{:%Y-%m-%dT%H:%M:%SZ}",
                                    fmt::gmtime(std::chrono::system_clock::to_time_t(snap.wall)))},
       {"interval_seconds", report.interval_seconds}};
-  json findings = json::array();
+  ojson findings = ojson::array();
   for (const auto& f : report.findings) findings.push_back(finding_json(f));
   doc["findings"] = std::move(findings);
-  json devices = json::array();
+  ojson devices = ojson::array();
   for (std::size_t d = 0; d < snap.devices.size(); ++d) {
     const DeviceSample& dev = snap.devices[d];
-    json dj{{"name", dev.name},           {"driver", dev.driver},
-            {"node_type", dev.node_type}, {"fw_ver", dev.fw_ver},
-            {"node_guid", dev.node_guid}, {"sys_image_guid", dev.sys_image_guid},
-            {"hca_type", dev.hca_type},   {"board_id", dev.board_id},
-            {"hw_rev", dev.hw_rev},       {"pci_address", dev.pci_address}};
+    ojson dj{{"name", dev.name},           {"driver", dev.driver},
+             {"node_type", dev.node_type}, {"fw_ver", dev.fw_ver},
+             {"node_guid", dev.node_guid}, {"sys_image_guid", dev.sys_image_guid},
+             {"hca_type", dev.hca_type},   {"board_id", dev.board_id},
+             {"hw_rev", dev.hw_rev},       {"pci_address", dev.pci_address}};
     dj["hw_counters"] = counters_json(dev.hw_counters);
     dj["resources"] = counters_json(dev.resources);
-    json ports = json::array();
+    ojson ports = ojson::array();
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
       const PortReport* pr = nullptr;
       for (const auto& candidate : report.ports) {
@@ -171,21 +171,21 @@ std::string render_report_json(const Report& report) {
     devices.push_back(std::move(dj));
   }
   doc["devices"] = std::move(devices);
-  json netdevs = json::array();
-  for (const auto& nd : snap.netdevs) netdevs.push_back(netdev_json(nd));
+  ojson netdevs = ojson::array();
+  for (const auto& nd : snap.netdevs) netdevs.push_back(report_netdev_json(nd));
   doc["netdevs"] = std::move(netdevs);
   doc["roce_configuration"] = render_config_json(report);
   doc["host_readiness"] = render_readiness_json(report);
   // Only when QP counters were read (RDMA netlink), so other reports keep their exact shape.
   if (auto qp_counters = render_qp_counter_json(report)) doc["qp_counters"] = *qp_counters;
-  json sources = json::array();
+  ojson sources = ojson::array();
   for (const auto& st : snap.sources) {
     sources.push_back(
-        json{{"source", st.source},
-             {"target", st.target},
-             {"state", to_string(st.state)},
-             {"message", st.message},
-             {"duration_seconds", std::chrono::duration<double>(st.duration).count()}});
+        ojson{{"source", st.source},
+              {"target", st.target},
+              {"state", to_string(st.state)},
+              {"message", st.message},
+              {"duration_seconds", std::chrono::duration<double>(st.duration).count()}});
   }
   doc["sources"] = std::move(sources);
   // Only when a prober ran, so reports of hosts without one keep their exact shape.
@@ -195,7 +195,7 @@ std::string render_report_json(const Report& report) {
   // Only when the fast path ran, so other reports keep their exact shape.
   if (report.fast_interval_seconds > 0) doc["fast_path"] = render_fast_path_json(report);
   // Invalid UTF-8 in a driver string must not abort the report: replace it.
-  return doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return doc.dump(2, ' ', false, ojson::error_handler_t::replace) + "\n";
 }
 
 }  // namespace rdmatop

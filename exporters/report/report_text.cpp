@@ -22,15 +22,13 @@ namespace rdmatop {
 
 namespace {
 
-const std::string kDash = "-";
-
 std::string or_dash(const std::string& s) {
-  return s.empty() ? kDash : s;
+  return s.empty() ? kAbsentCell : s;
 }
 
 template <class T>
 std::string or_dash(const std::optional<T>& v) {
-  return v ? fmt::format("{}", *v) : kDash;
+  return v ? fmt::format("{}", *v) : kAbsentCell;
 }
 
 /// "::ffff:c0a8:6401" style GIDs read better as the IPv4 address they carry.
@@ -59,8 +57,8 @@ std::string inventory(const Report& report) {
     table.add_row(
         {port_name(dev, port), or_dash(dev.driver), or_dash(port.state), or_dash(port.phys_state),
          or_dash(rate), or_dash(port.link_layer), or_dash(port.netdev),
-         nd ? or_dash(nd->operstate) : kDash, nd ? or_dash(nd->mtu) : kDash, or_dash(dev.fw_ver),
-         or_dash(dev.board_id), or_dash(dev.hca_type),
+         nd ? or_dash(nd->operstate) : kAbsentCell, nd ? or_dash(nd->mtu) : kAbsentCell,
+         or_dash(dev.fw_ver), or_dash(dev.board_id), or_dash(dev.hca_type),
          pr.roce_v2_gid
              ? fmt::format("[{}] {}", pr.roce_v2_gid->index, readable_gid(*pr.roce_v2_gid))
              : "none"});
@@ -82,7 +80,7 @@ const Rate* find_rate(const PortReport& pr, const std::string& name, const std::
 std::string rate_cell(const PortReport& pr, const std::string& name, const std::string& direction,
                       const std::string& priority, const std::string& suffix) {
   const Rate* rate = find_rate(pr, name, direction, priority);
-  return rate ? format_rate(*rate, suffix) : kDash;
+  return rate ? format_rate(*rate, suffix) : kAbsentCell;
 }
 
 // Series the PFC table shows as columns, and gauges the inventory already shows: the series
@@ -109,7 +107,7 @@ std::string pfc_state(const PortReport& pr, const std::string& priority) {
       return s.series.value != 0 ? "on" : "off";
     }
   }
-  return kDash;
+  return kAbsentCell;
 }
 
 /// Per-priority PFC: share of time paused (pause seconds per second), frames, transitions,
@@ -163,7 +161,7 @@ std::string series_table(const PortReport& pr) {
     if (!label_value(s.series.labels, "priority").empty() && s.series.value == 0) continue;
     const bool bytes = s.series.name.find("_bytes") != std::string::npos;
     const bool seconds = s.series.name.find("_seconds_total") != std::string::npos;
-    std::string rate = kDash;
+    std::string rate = kAbsentCell;
     if (s.series.kind == SeriesKind::counter) {
       rate = format_rate(s.rate, seconds ? "%" : bytes ? " B/s" : "/s");
     }
@@ -254,7 +252,7 @@ std::string sources(const Snapshot& snap, const std::vector<std::string>& rule_e
     if (st.state == SourceState::ok && st.message.empty()) continue;
     table.add_row({st.source, or_dash(st.target), to_string(st.state), st.message});
   }
-  for (const auto& e : rule_errors) table.add_row({"rules", kDash, "error", e});
+  for (const auto& e : rule_errors) table.add_row({"rules", kAbsentCell, "error", e});
   if (!table.empty()) out += table.render("  ");
   return out;
 }

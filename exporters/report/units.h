@@ -8,6 +8,9 @@
 
 namespace rdmatop {
 
+/// What a text cell shows where a value is absent (never a 0).
+inline const std::string kAbsentCell = "-";
+
 /// 1234567 -> "1.23M"; values below 1000 keep up to 2 decimals ("12.5", "0.25", "0").
 std::string format_si(double value);
 /// Bytes with binary-free SI units: "1.25 GB", "980 B".

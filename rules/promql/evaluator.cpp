@@ -21,8 +21,6 @@ bool matches_all(const Labels& labels, const std::vector<LabelMatcher>& matchers
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 // Run-time errors unwind to evaluate(), as Prometheus's ev.errorf panics to its recover().
 struct EvalFailure {
   std::string message;

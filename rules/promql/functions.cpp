@@ -11,7 +11,6 @@ constexpr auto S = ValueType::scalar;
 constexpr auto V = ValueType::vector;
 constexpr auto M = ValueType::matrix;
 constexpr auto Str = ValueType::string;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 
 const std::vector<FunctionSpec>& all_functions() {

@@ -3,12 +3,16 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "collector/normalize/series.h"
 
 namespace rdmatop::promql {
+
+/// The NaN PromQL returns where a value is undefined (scalar() of a non-singleton vector...).
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 /// Milliseconds since the epoch (or since the start of a test), as Prometheus stores them.
 using Timestamp = std::int64_t;

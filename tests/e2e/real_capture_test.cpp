@@ -30,10 +30,6 @@ namespace {
 
 using Run = rdmatop::test::BinaryRun;
 
-Run run(const std::string& args) {
-  return rdmatop::test::run_binary(std::string(RDMATOP_BINARY) + " " + args + " 2>/dev/null");
-}
-
 struct CaptureSet {
   std::string name;
   std::string verdict;  // sick | healthy | unlabelled
@@ -125,7 +121,7 @@ TEST_CASE("real captures: rdmatop reads every set and prints a valid report", "[
     SECTION(set.name) {
       REQUIRE_FALSE(set.trees.empty());
       for (const std::string& tree : set.trees) {
-        const Run r = run(report_args(tree));
+        const Run r = rdmatop::test::run_rdmatop(report_args(tree));
         INFO("set " << set.name << ": rdmatop " << report_args(tree) << " exited " << r.exit_code);
         if (set.expect_exit >= 0) {
           REQUIRE(r.exit_code == set.expect_exit);
@@ -156,7 +152,7 @@ TEST_CASE("real captures: corpus score (issue #15 bar)", "[e2e][real]") {
     Score s;
     std::string exits;
     for (const std::string& tree : set.trees) {
-      const Run r = run(report_args(tree));
+      const Run r = rdmatop::test::run_rdmatop(report_args(tree));
       exits += (exits.empty() ? "" : ",") + std::to_string(r.exit_code);
       nlohmann::json doc;
       try {

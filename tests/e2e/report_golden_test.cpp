@@ -20,10 +20,6 @@ namespace {
 
 using Run = rdmatop::test::BinaryRun;
 
-Run run(const std::string& args) {
-  return rdmatop::test::run_binary(std::string(RDMATOP_BINARY) + " " + args + " 2>/dev/null");
-}
-
 std::string host_args(const std::string& host) {
   const std::string dir = "tests/fixtures/hosts/" + host;
   return "--sysfs-root " + dir + "/sys --ethtool-dir " + dir + "/ethtool";
@@ -84,7 +80,7 @@ TEST_CASE("report --json on each fixture host matches its golden file", "[e2e]")
     SECTION(host) {
       // Healthy hosts: the mlx5 host's second port is DOWN with no link and no address (module
       // unplugged), which RdmaPortNotActive reports at info only.
-      const Run r = run("report --json --interval 0 " + host_args(host));
+      const Run r = rdmatop::test::run_rdmatop("report --json --interval 0 " + host_args(host));
       CHECK(r.exit_code == 0);
       compare_golden(mask_json(r.out), std::string(host) + ".json");
     }
@@ -95,7 +91,7 @@ TEST_CASE("text report with rates on each fixture host matches its golden file",
   for (const char* host : kHosts) {
     SECTION(host) {
       // A static tree: every rate is a measured 0, which exercises the ok path end to end.
-      const Run r = run("report --interval 0.05 " + host_args(host));
+      const Run r = rdmatop::test::run_rdmatop("report --interval 0.05 " + host_args(host));
       CHECK(r.exit_code == 0);
       compare_golden(mask_text(r.out), std::string(host) + ".txt");
     }
@@ -103,12 +99,14 @@ TEST_CASE("text report with rates on each fixture host matches its golden file",
 }
 
 TEST_CASE("report exit codes for missing data and bad usage", "[e2e]") {
-  const Run missing = run("report --interval 0 --sysfs-root /nonexistent-rdmatop-root");
+  const Run missing =
+      rdmatop::test::run_rdmatop("report --interval 0 --sysfs-root /nonexistent-rdmatop-root");
   CHECK(missing.exit_code == 4);
   CHECK(missing.out.find("no RDMA ports found") != std::string::npos);
-  CHECK(run("report --interval -1").exit_code == 3);
-  CHECK(run("report --no-such-flag").exit_code == 3);
-  const Run json = run("report --json --interval 0 --sysfs-root /nonexistent-rdmatop-root");
+  CHECK(rdmatop::test::run_rdmatop("report --interval -1").exit_code == 3);
+  CHECK(rdmatop::test::run_rdmatop("report --no-such-flag").exit_code == 3);
+  const Run json = rdmatop::test::run_rdmatop(
+      "report --json --interval 0 --sysfs-root /nonexistent-rdmatop-root");
   CHECK(json.exit_code == 4);
   const auto doc = nlohmann::json::parse(json.out);
   CHECK(doc["devices"].empty());

@@ -5,6 +5,10 @@
 find_package(Threads REQUIRED)
 file(GLOB KERNEL_TEST_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*.cpp)
 add_executable(rdmatop_kernel_tests ${KERNEL_TEST_SOURCES})
+# CATCH_CONFIG_RUNNER must precede the first <catch2/catch.hpp> of its translation unit, so
+# main() is never batched with the test files in a unity build.
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/kernel_main.cpp
+  PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 # kernel_main.cpp holds main() (the skip check must run before Catch), so Catch2 is linked
 # directly rather than through rdmatop_catch_main.
 target_link_libraries(rdmatop_kernel_tests

@@ -105,14 +105,17 @@ TEST_CASE("report --from: --at, --window, damage and errors", "[recording][e2e]"
   const rdmatop::test::TempDir tmp;
   const std::string file = tmp.file("rec.jsonl");
   const Run rec =
-      run("record -o " + file + " " + host_args("mlx5") + " --interval 0.05 --duration 0.3s", tmp);
+      run("record -o " + file + " " + host_args("mlx5") + " --interval 0.05 --duration 1s", tmp);
   REQUIRE(rec.exit_code == 0);
 
   // --at +0s: only the first snapshot, so no interval.
   const Run first = run("report --json --from " + file + " --at +0s", tmp);
   REQUIRE(first.exit_code == 0);
   CHECK(nlohmann::json::parse(first.out).at("interval_seconds").get<double>() == 0);
-  const Run window = run("report --json --from " + file + " --window +0s..+0.06s", tmp);
+  // A window over the whole recording holds every snapshot (two at least: 1 s at 0.05 s).
+  // Its end is far past the last one, so a slow machine that spaces the polls out still has
+  // them all inside.
+  const Run window = run("report --json --from " + file + " --window +0s..+1h", tmp);
   REQUIRE(window.exit_code == 0);
   CHECK(nlohmann::json::parse(window.out).at("interval_seconds").get<double>() > 0);
   const Run empty =

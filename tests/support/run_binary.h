@@ -30,4 +30,11 @@ inline BinaryRun run_binary(const std::string& command) {
   return result;
 }
 
+#ifdef RDMATOP_BINARY
+/// `rdmatop <args>` (the binary this build made), stderr discarded.
+inline BinaryRun run_rdmatop(const std::string& args) {
+  return run_binary(std::string(RDMATOP_BINARY) + " " + args + " 2>/dev/null");
+}
+#endif
+
 }  // namespace rdmatop::test

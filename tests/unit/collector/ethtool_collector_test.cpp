@@ -88,7 +88,7 @@ const NetdevSample& netdev(const Snapshot& snap, const std::string& name) {
   throw std::logic_error("unreachable");
 }
 
-struct Fixture {
+struct EthtoolFixture {
   NoFiles files;
   ScriptedEthtool ethtool;
   CollectContext ctx{files, ethtool, {}};
@@ -111,7 +111,7 @@ struct Fixture {
 
 TEST_CASE("collect_ethtool fills stats, driver and pause of a healthy netdev",
           "[ethtool_collector]") {
-  Fixture f;
+  EthtoolFixture f;
   f.script_healthy("ens1f0", {{"rx_pause_ctrl_phy", 5}, {"rx_prio3_pause", 7}});
   Snapshot snap = snapshot_with_netdevs({"ens1f0"});
 
@@ -135,7 +135,7 @@ TEST_CASE("collect_ethtool fills stats, driver and pause of a healthy netdev",
 
 TEST_CASE("collect_ethtool: EOPNOTSUPP statistics are no_data, not an error",
           "[ethtool_collector]") {
-  Fixture f;
+  EthtoolFixture f;
   f.script_healthy("veth0", {});
   f.ethtool.stats_script["veth0"] = {errno_error(EOPNOTSUPP, "ethtool GSSET_INFO veth0")};
   f.ethtool.pause_script.insert_or_assign(
@@ -155,7 +155,7 @@ TEST_CASE("collect_ethtool: EOPNOTSUPP statistics are no_data, not an error",
 
 TEST_CASE("collect_ethtool: EACCES is an error carrying the source's message",
           "[ethtool_collector]") {
-  Fixture f;
+  EthtoolFixture f;
   f.script_healthy("ens1f0", {});
   f.ethtool.stats_script["ens1f0"] = {errno_error(EACCES, "ethtool GSTATS ens1f0")};
   Snapshot snap = snapshot_with_netdevs({"ens1f0"});
@@ -171,7 +171,7 @@ TEST_CASE("collect_ethtool: EACCES is an error carrying the source's message",
 
 TEST_CASE("collect_ethtool: a vanished netdev is an error and is not asked again",
           "[ethtool_collector]") {
-  Fixture f;  // nothing scripted: every call answers ENODEV
+  EthtoolFixture f;  // nothing scripted: every call answers ENODEV
   Snapshot snap = snapshot_with_netdevs({"ens9"});
 
   collect_ethtool(f.ctx, snap);
@@ -190,7 +190,7 @@ TEST_CASE("collect_ethtool: a vanished netdev is an error and is not asked again
 
 TEST_CASE("collect_ethtool: driver/pause failures are reported but keep the stats",
           "[ethtool_collector]") {
-  Fixture f;
+  EthtoolFixture f;
   f.script_healthy("ens1f0", {{"rx_discards_phy", 3}});
   f.ethtool.driver_script.insert_or_assign(
       "ens1f0", Result<DriverInfo>(errno_error(EIO, "ethtool GDRVINFO ens1f0")));
@@ -214,7 +214,7 @@ TEST_CASE("collect_ethtool: driver/pause failures are reported but keep the stat
 TEST_CASE("collect_ethtool follows a string set that changed between ticks",
           "[ethtool_collector]") {
   // PFC enabled on priority 3 between the two ticks: the set grows by the prio-3 counters.
-  Fixture f;
+  EthtoolFixture f;
   f.script_healthy("ens1f0", {});
   f.ethtool.stats_script["ens1f0"] = {
       CounterMap{{"rx_pause_ctrl_phy", 1}, {"tx_pause_ctrl_phy", 2}},
@@ -233,7 +233,7 @@ TEST_CASE("collect_ethtool follows a string set that changed between ticks",
 
 TEST_CASE("collect_ethtool adds port netdevs that have no sample, keeping names sorted",
           "[ethtool_collector]") {
-  Fixture f;
+  EthtoolFixture f;
   f.script_healthy("eth2", {{"a", 1}});
   f.script_healthy("eth1", {{"b", 2}});
   f.script_healthy("eth0", {{"c", 3}});

@@ -79,7 +79,7 @@ const SourceStatus* status(const Snapshot& s, const std::string& source,
   return nullptr;
 }
 
-struct Fixture {
+struct HostConfigFixture {
   testing::FakeFileSource fs;
   testing::UnsupportedEthtoolSource ethtool;
   ScriptedDevlink devlink;
@@ -94,7 +94,7 @@ struct Fixture {
 
 TEST_CASE("collect_devlink matches instances by PCI address and attaches reporters",
           "[devlink][collector]") {
-  Fixture f;
+  HostConfigFixture f;
   f.devlink.info_ =
       std::vector<DevlinkInfo>{instance("pci", "0000:af:00.0"), instance("pci", "0000:3b:00.0")};
   f.devlink.health_ = std::vector<DevlinkReporterEntry>{reporter("0000:3b:00.0", "fw"),
@@ -125,7 +125,7 @@ TEST_CASE("collect_devlink: absent family, EPERM and EOPNOTSUPP are no data; oth
                                                 {EOPNOTSUPP, SourceState::no_data},
                                                 {EPROTO, SourceState::error},
                                                 {EAGAIN, SourceState::error}}) {
-    Fixture f;
+    HostConfigFixture f;
     f.devlink.info_ = Error{code, "x"};
     Snapshot snap = two_devices();
     collect_devlink(f.ctx(), snap);
@@ -138,7 +138,7 @@ TEST_CASE("collect_devlink: absent family, EPERM and EOPNOTSUPP are no data; oth
 }
 
 TEST_CASE("collect_devlink keeps the info when the health dump fails", "[devlink][collector]") {
-  Fixture f;
+  HostConfigFixture f;
   f.devlink.info_ = std::vector<DevlinkInfo>{instance("pci", "0000:3b:00.0")};
   f.devlink.health_ = Error{EIO, "boom"};
   Snapshot snap = two_devices();
@@ -160,7 +160,7 @@ TEST_CASE("collect_devlink and collect_dcb do nothing without a source", "[devli
 }
 
 TEST_CASE("collect_dcb: per netdev, EOPNOTSUPP is no data", "[dcb][collector]") {
-  Fixture f;
+  HostConfigFixture f;
   DcbInfo info;
   info.pfc_enabled = 0x08;
   f.dcb.replies.emplace("ens1f0np0", info);

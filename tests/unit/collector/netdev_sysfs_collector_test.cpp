@@ -5,6 +5,7 @@
 
 #include "collector/collect.h"
 #include "tests/support/fake_file_source.h"
+#include "tests/support/source_status_of.h"
 #include "tests/support/unsupported_ethtool_source.h"
 
 namespace rdmatop {
@@ -45,14 +46,6 @@ void collect(const FileSource& fs, Snapshot& snap) {
   testing::UnsupportedEthtoolSource ethtool;
   const CollectContext ctx{fs, ethtool, {}};
   collect_netdev_sysfs(ctx, snap);
-}
-
-const SourceStatus& status_of(const Snapshot& snap, const std::string& target) {
-  for (const auto& s : snap.sources) {
-    if (s.target == target) return s;
-  }
-  FAIL("no status for " << target);
-  throw;  // unreachable
 }
 
 TEST_CASE("netdev sysfs: reads each distinct port netdev once, sorted", "[netdev_sysfs]") {
@@ -98,8 +91,8 @@ TEST_CASE("netdev sysfs: speed -1 is kept, EINVAL speed is absent", "[netdev_sys
   REQUIRE(snap.netdevs.size() == 2);
   CHECK(snap.netdevs[0].speed_mbps == -1);
   CHECK_FALSE(snap.netdevs[1].speed_mbps.has_value());
-  CHECK(status_of(snap, "eth1").state == SourceState::ok);
-  CHECK(status_of(snap, "eth1").message.empty());
+  CHECK(test::status_of(snap, "eth1").state == SourceState::ok);
+  CHECK(test::status_of(snap, "eth1").message.empty());
 }
 
 TEST_CASE("netdev sysfs: a missing netdev is an error without a sample", "[netdev_sysfs]") {
@@ -110,7 +103,7 @@ TEST_CASE("netdev sysfs: a missing netdev is an error without a sample", "[netde
 
   REQUIRE(snap.netdevs.size() == 1);
   CHECK(snap.netdevs[0].name == "eth0");
-  const SourceStatus& s = status_of(snap, "gone0");
+  const SourceStatus& s = test::status_of(snap, "gone0");
   CHECK(s.source == "netdev");
   CHECK(s.state == SourceState::error);
   CHECK_THAT(s.message, Catch::Contains("netdev not found"));
@@ -129,7 +122,7 @@ TEST_CASE("netdev sysfs: unreadable and garbage statistics", "[netdev_sysfs]") {
   const NetdevSample& n = snap.netdevs[0];
   CHECK(n.statistics == CounterMap{{"rx_bytes", 123456789}});
   CHECK_FALSE(n.mtu.has_value());
-  const SourceStatus& s = status_of(snap, "eth0");
+  const SourceStatus& s = test::status_of(snap, "eth0");
   CHECK(s.state == SourceState::error);
   CHECK_THAT(s.message, Catch::Contains("statistics/tx_bytes: Permission denied"));
   CHECK_THAT(s.message, Catch::Contains("statistics/rx_dropped: not an unsigned decimal number"));
@@ -149,7 +142,7 @@ TEST_CASE("netdev sysfs: optional files and a missing statistics dir", "[netdev_
   CHECK_FALSE(n.carrier_changes.has_value());
   CHECK_FALSE(n.speed_mbps.has_value());
   CHECK(n.statistics.empty());
-  const SourceStatus& s = status_of(snap, "eth0");
+  const SourceStatus& s = test::status_of(snap, "eth0");
   CHECK(s.state == SourceState::ok);
   CHECK(s.message == "no statistics/ directory");
 }
@@ -165,10 +158,10 @@ TEST_CASE("netdev sysfs: a netdev vanishing mid-read leaves no sample", "[netdev
     INFO("vanish after " << n << " operations");
     REQUIRE(snap.netdevs.size() == 1);
     CHECK(snap.netdevs[0].name == "eth1");
-    const SourceStatus& s = status_of(snap, "eth0");
+    const SourceStatus& s = test::status_of(snap, "eth0");
     CHECK(s.state == SourceState::error);
     CHECK((s.message == "netdev vanished during read" || s.message.find("netdev not found") == 0));
-    CHECK(status_of(snap, "eth1").state == SourceState::ok);
+    CHECK(test::status_of(snap, "eth1").state == SourceState::ok);
   }
 }
 

@@ -9,6 +9,7 @@
 #include "collector/collect.h"
 #include "collector/parse/sysfs_parse.h"
 #include "tests/support/fake_file_source.h"
+#include "tests/support/source_status_of.h"
 #include "tests/support/unsupported_ethtool_source.h"
 
 namespace rdmatop {
@@ -102,14 +103,6 @@ Snapshot collect(const FileSource& fs, DeviceFilter filter = {}) {
   return snap;
 }
 
-const SourceStatus& status_of(const Snapshot& snap, const std::string& target) {
-  for (const auto& s : snap.sources) {
-    if (s.target == target) return s;
-  }
-  FAIL("no status for " << target);
-  throw;  // unreachable
-}
-
 TEST_CASE("rdma sysfs: an mlx5 device is read completely", "[rdma_sysfs]") {
   FakeFileSource fs;
   add_mlx5(fs);
@@ -189,10 +182,10 @@ TEST_CASE("rdma sysfs: an rxe device (virtual, no PMA, big sparse GID table)", "
   CHECK(p.hw_counters.count("lifespan") == 0);
   CHECK(p.hw_counters_lifespan_ms == 12u);
 
-  const SourceStatus& ps = status_of(snap, "rxe0/1");
+  const SourceStatus& ps = test::status_of(snap, "rxe0/1");
   CHECK(ps.state == SourceState::ok);
   CHECK_THAT(ps.message, Catch::Contains("no counters/"));
-  CHECK(status_of(snap, "rxe0").state == SourceState::ok);
+  CHECK(test::status_of(snap, "rxe0").state == SourceState::ok);
 
   // The 1024-slot table costs one listing and one read per slot; only the two populated
   // slots touch gid_attrs, and the gid_attrs directories are never listed.
@@ -213,10 +206,10 @@ TEST_CASE("rdma sysfs: EACCES on a counter is an error, the counter is absent", 
   const PortSample& p = snap.devices[0].ports.at(0);
   CHECK(p.hw_counters.count("np_cnp_sent") == 0);  // absent, not 0
   CHECK(p.hw_counters.at("out_of_buffer") == 5);   // the others are still there
-  const SourceStatus& s = status_of(snap, "mlx5_0/1");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0/1");
   CHECK(s.state == SourceState::error);
   CHECK(s.message == "hw_counters/np_cnp_sent: Permission denied");
-  CHECK(status_of(snap, "mlx5_0").state == SourceState::ok);
+  CHECK(test::status_of(snap, "mlx5_0").state == SourceState::ok);
 }
 
 TEST_CASE("rdma sysfs: EOPNOTSUPP / EINVAL counters are benign", "[rdma_sysfs]") {
@@ -230,7 +223,7 @@ TEST_CASE("rdma sysfs: EOPNOTSUPP / EINVAL counters are benign", "[rdma_sysfs]")
   CHECK(p.counters.count("port_xmit_wait") == 0);
   CHECK(p.counters.count("symbol_error") == 0);
   CHECK(p.counters.at("port_rcv_data") == 2500000000);
-  const SourceStatus& s = status_of(snap, "mlx5_0/1");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0/1");
   CHECK(s.state == SourceState::ok);
   CHECK_THAT(s.message, Catch::Contains("counters/port_xmit_wait: Operation not supported"));
   CHECK_THAT(s.message, Catch::Contains("counters/symbol_error: Invalid argument"));
@@ -248,7 +241,7 @@ TEST_CASE("rdma sysfs: a GID whose type read fails with EINVAL is skipped", "[rd
   CHECK(p.gids[0].index == 0);
   CHECK(p.gids[1].index == 1);
   CHECK(p.gids[2].index == 3);
-  const SourceStatus& s = status_of(snap, "mlx5_0/1");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0/1");
   CHECK(s.state == SourceState::ok);
   CHECK(s.message.empty());
 }
@@ -262,7 +255,7 @@ TEST_CASE("rdma sysfs: garbage in a counter file is an error with a printable me
 
   const PortSample& p = snap.devices.at(0).ports.at(0);
   CHECK(p.hw_counters.count("out_of_buffer") == 0);
-  const SourceStatus& s = status_of(snap, "mlx5_0/1");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0/1");
   CHECK(s.state == SourceState::error);
   CHECK_THAT(s.message, Catch::StartsWith("hw_counters/out_of_buffer: "));
   CHECK_THAT(s.message, Catch::Contains("\\xff\\x1b[2J\\n"));
@@ -287,7 +280,7 @@ TEST_CASE("rdma sysfs: no hw_counters directory is noted, not an error", "[rdma_
   CHECK(p.hw_counters.empty());
   CHECK_FALSE(p.hw_counters_lifespan_ms.has_value());
   CHECK(p.gids.empty());
-  const SourceStatus& s = status_of(snap, "bnxt_re0/1");
+  const SourceStatus& s = test::status_of(snap, "bnxt_re0/1");
   CHECK(s.state == SourceState::ok);
   CHECK_THAT(s.message, Catch::Contains("no hw_counters/"));
 }
@@ -360,7 +353,7 @@ TEST_CASE("rdma sysfs: a device vanishing at any point is dropped, others surviv
     fs.vanish_after(prefix, n);
     const Snapshot snap = collect(fs);
     INFO("vanish after " << n << " operations");
-    const SourceStatus& dev = status_of(snap, "mlx5_0");
+    const SourceStatus& dev = test::status_of(snap, "mlx5_0");
     if (n < ops) {
       REQUIRE(snap.devices.size() == 1);
       CHECK(snap.devices[0].name == "mlx5_1");
@@ -373,7 +366,7 @@ TEST_CASE("rdma sysfs: a device vanishing at any point is dropped, others surviv
     }
     // mlx5_1 is unaffected whenever mlx5_0 went away.
     CHECK(snap.devices.back().ports.at(0).hw_counters == full.devices[1].ports[0].hw_counters);
-    CHECK(status_of(snap, "mlx5_1/1").state == SourceState::ok);
+    CHECK(test::status_of(snap, "mlx5_1/1").state == SourceState::ok);
   }
 }
 
@@ -387,7 +380,7 @@ TEST_CASE("rdma sysfs: a missing required file is an error when the device is st
   const PortSample& p = snap.devices[0].ports.at(0);
   CHECK_FALSE(p.state_id.has_value());
   CHECK(p.phys_state_id == 5u);
-  const SourceStatus& s = status_of(snap, "mlx5_0/1");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0/1");
   CHECK(s.state == SourceState::error);
   CHECK(s.message == "state: No such file or directory");
 }
@@ -403,7 +396,7 @@ TEST_CASE("rdma sysfs: bad state and rate text", "[rdma_sysfs]") {
   CHECK(p.state.empty());
   CHECK_FALSE(p.rate_gbps.has_value());
   CHECK(p.rate_text.empty());
-  const SourceStatus& s = status_of(snap, "mlx5_0/1");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0/1");
   CHECK(s.state == SourceState::error);
   CHECK_THAT(s.message, Catch::Contains("state: not a port state"));
   CHECK_THAT(s.message, Catch::Contains("rate: Invalid argument"));
@@ -423,7 +416,7 @@ TEST_CASE("rdma sysfs: ports are ordered numerically, bad port names are reporte
   CHECK(ports[0].port == 1);
   CHECK(ports[1].port == 2);
   CHECK(ports[2].port == 10);
-  const SourceStatus& s = status_of(snap, "mlx5_0");
+  const SourceStatus& s = test::status_of(snap, "mlx5_0");
   CHECK(s.state == SourceState::error);
   CHECK_THAT(s.message, Catch::Contains("ports/x: not a decimal index"));
   // Statuses: the device first, then its ports in order.
@@ -498,11 +491,11 @@ TEST_CASE("rdma sysfs: unprintable attribute text is reported, not stored", "[rd
   const Snapshot snap = collect(fs);
   const DeviceSample& d = snap.devices.at(0);
   CHECK(d.board_id.empty());
-  CHECK(status_of(snap, "mlx5_0").state == SourceState::error);
-  CHECK_THAT(status_of(snap, "mlx5_0").message, Catch::Contains("board_id: "));
+  CHECK(test::status_of(snap, "mlx5_0").state == SourceState::error);
+  CHECK_THAT(test::status_of(snap, "mlx5_0").message, Catch::Contains("board_id: "));
   CHECK(d.ports.at(0).gids.at(0).netdev.empty());
   CHECK(d.ports.at(0).netdev == "ens1f0np0");  // the next populated entry names it
-  CHECK_THAT(status_of(snap, "mlx5_0/1").message, Catch::Contains("gid_attrs/ndevs/0: "));
+  CHECK_THAT(test::status_of(snap, "mlx5_0/1").message, Catch::Contains("gid_attrs/ndevs/0: "));
 }
 
 // ------------------------------------------------------------------------------------------
@@ -590,13 +583,13 @@ TEST_CASE("rdma + netdev sysfs over the fixture hosts", "[rdma_sysfs][fixtures]"
       // PCI devices name their function; only the virtual rxe has none.
       CHECK(d.pci_address.empty() == (d.driver == "rxe"));
       REQUIRE_FALSE(d.ports.empty());
-      const SourceStatus& ds = status_of(snap, d.name);
+      const SourceStatus& ds = test::status_of(snap, d.name);
       CHECK(ds.state == SourceState::ok);
       fixture::check_counter_dir(dev_dir / "hw_counters", d.hw_counters, ds.message);
       for (const PortSample& p : d.ports) {
         INFO("port " << p.port);
         const fs::path port_dir = dev_dir / "ports" / std::to_string(p.port);
-        const SourceStatus& ps = status_of(snap, d.name + "/" + std::to_string(p.port));
+        const SourceStatus& ps = test::status_of(snap, d.name + "/" + std::to_string(p.port));
         CHECK(p.state_id.has_value());
         CHECK(p.rate_gbps.has_value());
         CHECK(p.link_layer == "Ethernet");
@@ -620,7 +613,7 @@ TEST_CASE("rdma + netdev sysfs over the fixture hosts", "[rdma_sysfs][fixtures]"
       CHECK(n.mtu.has_value());
       CHECK_FALSE(n.operstate.empty());
       CHECK_FALSE(n.address.empty());
-      const SourceStatus& ns = status_of(snap, n.name);
+      const SourceStatus& ns = test::status_of(snap, n.name);
       CHECK(ns.source == "netdev");
       CHECK(ns.state == SourceState::ok);
       fixture::check_counter_dir(root / "class/net" / n.name / "statistics", n.statistics,
@@ -639,15 +632,15 @@ TEST_CASE("fixture host 'degraded': the error paths show in the statuses",
   collect_rdma_sysfs(ctx, snap);
   collect_netdev_sysfs(ctx, snap);
 
-  const SourceStatus& bad = status_of(snap, "mlx5_2/1");
+  const SourceStatus& bad = test::status_of(snap, "mlx5_2/1");
   CHECK(bad.state == SourceState::error);
   CHECK_THAT(bad.message, Catch::Contains("hw_counters/np_cnp_sent: "));
   CHECK_THAT(bad.message, Catch::Contains("hw_counters/rp_cnp_handled: negative"));
   CHECK_THAT(bad.message, Catch::Contains("hw_counters/rx_icrc_encapsulated: Is a directory"));
-  const SourceStatus& no_hw = status_of(snap, "mlx5_3/1");
+  const SourceStatus& no_hw = test::status_of(snap, "mlx5_3/1");
   CHECK(no_hw.state == SourceState::ok);
   CHECK_THAT(no_hw.message, Catch::Contains("no hw_counters/"));
-  const SourceStatus& gone = status_of(snap, "ens6f0np0");
+  const SourceStatus& gone = test::status_of(snap, "ens6f0np0");
   CHECK(gone.source == "netdev");
   CHECK(gone.state == SourceState::error);
 }

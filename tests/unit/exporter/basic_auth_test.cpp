@@ -13,7 +13,8 @@ namespace rdmatop {
 namespace {
 
 // bcrypt of "right" at cost 4 (Python's crypt, libxcrypt): cheap enough for a unit test.
-constexpr const char* kHash = "$2b$04$Gn1tp8bkY5nfhQdh.ohhQ.u2DjrJU7DS3.Rmv4iiey7eE8lqT5eJW";
+constexpr const char* kBcryptCost4Hash =
+    "$2b$04$Gn1tp8bkY5nfhQdh.ohhQ.u2DjrJU7DS3.Rmv4iiey7eE8lqT5eJW";
 // "Basic " + base64 of user:password.
 constexpr const char* kRight = "Basic cHJvbTpyaWdodA==";    // prom:right
 constexpr const char* kWrong = "Basic cHJvbTp3cm9uZw==";    // prom:wrong
@@ -42,9 +43,9 @@ AuthVerdict verdict(BasicAuth& auth, const char* header, const probes::PeerAddre
   return *got;
 }
 
-BasicAuthOptions options() {
+BasicAuthOptions auth_options() {
   BasicAuthOptions o;
-  o.users = {{"prom", kHash}};
+  o.users = {{"prom", kBcryptCost4Hash}};
   return o;
 }
 
@@ -52,7 +53,7 @@ BasicAuthOptions options() {
 
 TEST_CASE("basic auth: a verified password is cached, a wrong one is checked every time",
           "[exporter][auth]") {
-  BasicAuth auth(options());
+  BasicAuth auth(auth_options());
   CHECK(verdict(auth, kRight, client(1)) == AuthVerdict::allowed);
   CHECK(auth.stats().bcrypt_checks == 1);
   for (int i = 0; i < 20; ++i) CHECK(verdict(auth, kRight, client(1)) == AuthVerdict::allowed);
@@ -66,7 +67,7 @@ TEST_CASE("basic auth: a verified password is cached, a wrong one is checked eve
 
 // #22: an unknown user was refused without a bcrypt (0.35 ms against 54 ms), naming users.
 TEST_CASE("basic auth: an unknown user costs the same bcrypt as a known one", "[exporter][auth]") {
-  BasicAuth auth(options());
+  BasicAuth auth(auth_options());
   CHECK(verdict(auth, kUnknown, client(1)) == AuthVerdict::denied);
   CHECK(auth.stats().bcrypt_checks == 1);
   CHECK(verdict(auth, kWrong, client(1)) == AuthVerdict::denied);
@@ -76,7 +77,7 @@ TEST_CASE("basic auth: an unknown user costs the same bcrypt as a known one", "[
 // #22: wrong passwords were checked without limit, each costing a bcrypt on an HTTP thread.
 TEST_CASE("basic auth: failures are throttled per address; cached scrapes are not",
           "[exporter][auth]") {
-  BasicAuthOptions o = options();
+  BasicAuthOptions o = auth_options();
   o.check_burst = 5;
   o.checks_per_second = 0.001;  // no refill within the test
   BasicAuth auth(o);
@@ -94,7 +95,7 @@ TEST_CASE("basic auth: failures are throttled per address; cached scrapes are no
 
 TEST_CASE("basic auth: a full bcrypt queue answers busy instead of queueing more",
           "[exporter][auth]") {
-  BasicAuthOptions o = options();
+  BasicAuthOptions o = auth_options();
   o.max_pending = 2;
   o.check_burst = 1000;
   BasicAuth auth(o);

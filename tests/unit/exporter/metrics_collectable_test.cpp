@@ -9,10 +9,14 @@
 
 #include "collector/normalize/counter_table.h"
 #include "exporters/prometheus/metrics_collectable.h"
+#include "tests/support/metric_family.h"
+#include "tests/support/text_search.h"
 
 using namespace rdmatop;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
+using rdmatop::test::contains;
+using rdmatop::test::family;
 
 namespace {
 
@@ -67,19 +71,8 @@ ExporterView view_of(std::vector<Finding> findings = {}) {
   return v;
 }
 
-const MetricFamily* family(const std::vector<MetricFamily>& families, const std::string& name) {
-  for (const auto& f : families) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
 std::string text(const std::vector<MetricFamily>& families) {
   return prometheus::TextSerializer().Serialize(families);
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 /// The exposition without the process_* families, which ReportCollectable reads from /proc

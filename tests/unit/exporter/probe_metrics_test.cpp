@@ -5,11 +5,15 @@
 
 #include "exporters/prometheus/metrics_collectable.h"
 #include "exporters/prometheus/probe_metrics.h"
+#include "tests/support/metric_family.h"
 #include "tests/support/probe_samples.h"
+#include "tests/support/text_search.h"
 
 using namespace rdmatop;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
+using rdmatop::test::contains;
+using rdmatop::test::family;
 
 namespace {
 
@@ -30,17 +34,6 @@ ExporterView view_of(const Snapshot& first_snap, const Snapshot& last_snap) {
   v.report = std::make_shared<const Report>(build_report(&first, make_observation(last_snap)));
   v.poll.polls = 2;
   return v;
-}
-
-const MetricFamily* family(const std::vector<MetricFamily>& families, const std::string& name) {
-  for (const auto& f : families) {
-    if (f.name == name) return &f;
-  }
-  return nullptr;
-}
-
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
 }
 
 }  // namespace

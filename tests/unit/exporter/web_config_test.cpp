@@ -8,17 +8,17 @@ using namespace rdmatop;
 
 namespace {
 
-const std::string kHash = "$2b$04$fPZ0GoqKgxv65RoZIHo9j.gFpx8HH7/aONmcr6MH6/Q0in8M64L9e";
+const std::string kWebConfigHash = "$2b$04$fPZ0GoqKgxv65RoZIHo9j.gFpx8HH7/aONmcr6MH6/Q0in8M64L9e";
 
 }  // namespace
 
 TEST_CASE("web config: bcrypt users", "[exporter][web_config]") {
-  auto c = parse_web_config(
-      "# comment\nbasic_auth_users:\n  prom: '" + kHash + "'\n  grafana: '" + kHash + "'\n",
-      "/etc/rdmatop/web.yml");
+  auto c = parse_web_config("# comment\nbasic_auth_users:\n  prom: '" + kWebConfigHash +
+                                "'\n  grafana: '" + kWebConfigHash + "'\n",
+                            "/etc/rdmatop/web.yml");
   REQUIRE(c);
   REQUIRE(c->basic_auth_users.size() == 2);
-  CHECK(c->basic_auth_users.at("prom") == kHash);
+  CHECK(c->basic_auth_users.at("prom") == kWebConfigHash);
   CHECK(c->basic_auth_users.count("grafana") == 1);
 
   auto empty = parse_web_config("", "web.yml");
@@ -37,7 +37,8 @@ TEST_CASE("web config: bad files give a located, specific error", "[exporter][we
       {"md5 crypt", "basic_auth_users: {prom: '$1$abc$defdefdefdefdefdefdefd'}\n",
        "not a bcrypt hash"},
       {"user list", "basic_auth_users: [prom]\n", "expected a mapping"},
-      {"colon in user", "basic_auth_users: {'a:b': '" + kHash + "'}\n", "invalid user name"},
+      {"colon in user", "basic_auth_users: {'a:b': '" + kWebConfigHash + "'}\n",
+       "invalid user name"},
       {"unknown top key", "http_server_config: {http2: false}\n",
        "web.yml:1:21: unsupported key 'http_server_config'"},
       {"TLS", "tls_server_config: {cert_file: a, key_file: b}\n",
@@ -60,13 +61,13 @@ TEST_CASE("web config: bad files give a located, specific error", "[exporter][we
 }
 
 TEST_CASE("bcrypt check accepts the password and nothing else", "[exporter][web_config]") {
-  CHECK(bcrypt_matches(kHash, "pw"));
-  CHECK_FALSE(bcrypt_matches(kHash, "pW"));
-  CHECK_FALSE(bcrypt_matches(kHash, ""));
-  CHECK_FALSE(bcrypt_matches(kHash, "pw "));
+  CHECK(bcrypt_matches(kWebConfigHash, "pw"));
+  CHECK_FALSE(bcrypt_matches(kWebConfigHash, "pW"));
+  CHECK_FALSE(bcrypt_matches(kWebConfigHash, ""));
+  CHECK_FALSE(bcrypt_matches(kWebConfigHash, "pw "));
   // htpasswd writes $2y$: the same algorithm under another prefix.
-  CHECK(bcrypt_matches("$2y$" + kHash.substr(4), "pw"));
+  CHECK(bcrypt_matches("$2y$" + kWebConfigHash.substr(4), "pw"));
   // A damaged hash never matches (crypt_rn fails or computes another string).
-  CHECK_FALSE(bcrypt_matches(kHash.substr(0, 30), "pw"));
+  CHECK_FALSE(bcrypt_matches(kWebConfigHash.substr(0, 30), "pw"));
   CHECK_FALSE(bcrypt_matches("", "pw"));
 }

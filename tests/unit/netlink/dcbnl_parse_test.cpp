@@ -15,20 +15,14 @@
 #include <vector>
 
 #include "collector/parse/dcbnl_parse.h"
+#include "tests/support/netlink_fixture.h"
 #include "tests/unit/netlink/nldev_messages.h"
 
 namespace rdmatop {
 namespace {
 
 using testing::Reply;
-constexpr std::uint32_t kSeq = 4040;
-
-std::vector<std::uint8_t> fixture(const std::string& name) {
-  std::ifstream in(std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/netlink/" + name,
-                   std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+constexpr std::uint32_t kDcbSeq = 4040;
 
 void put_dcbmsg(nlmsghdr* nlh, std::uint8_t cmd = DCB_CMD_IEEE_GET) {
   auto* d = static_cast<dcbmsg*>(mnl_nlmsg_put_extra_header(nlh, sizeof(dcbmsg)));
@@ -38,7 +32,7 @@ void put_dcbmsg(nlmsghdr* nlh, std::uint8_t cmd = DCB_CMD_IEEE_GET) {
 /// A reply with only PFC (a driver without ieee_getets): PFC on priorities 3 and 4.
 std::vector<std::uint8_t> pfc_only_reply(std::size_t pfc_len = sizeof(ieee_pfc)) {
   return Reply()
-      .raw(RTM_GETDCB, kSeq,
+      .raw(RTM_GETDCB, kDcbSeq,
            [&](nlmsghdr* nlh) {
              put_dcbmsg(nlh);
              mnl_attr_put_strz(nlh, DCB_ATTR_IFNAME, "eth3");
@@ -56,7 +50,7 @@ std::vector<std::uint8_t> pfc_only_reply(std::size_t pfc_len = sizeof(ieee_pfc))
              mnl_attr_nest_end(nlh, app);
              mnl_attr_nest_end(nlh, ieee);
            })
-      .ack(kSeq)
+      .ack(kDcbSeq)
       .bytes();
 }
 
@@ -78,7 +72,7 @@ TEST_CASE("build_dcb_ieee_get_request: RTM_GETDCB, dcbmsg IEEE_GET, the ifname",
 }
 
 TEST_CASE("parse_dcb_ieee_reply: PFC only, no ETS, empty APP table", "[dcb]") {
-  auto r = parse_dcb_ieee_reply(pfc_only_reply(), kSeq);
+  auto r = parse_dcb_ieee_reply(pfc_only_reply(), kDcbSeq);
   REQUIRE(r.ok());
   CHECK(r->pfc_enabled == 0x18);
   CHECK(r->pfc_cap == 8);
@@ -91,7 +85,7 @@ TEST_CASE("parse_dcb_ieee_reply: PFC only, no ETS, empty APP table", "[dcb]") {
 }
 
 TEST_CASE("dcb fixture: mlx5 reply with ETS, PFC, APP table and trust order", "[dcb][fixture]") {
-  const auto bytes = fixture("dcb_ieee_mlx5.bin");
+  const auto bytes = test::netlink_fixture("dcb_ieee_mlx5.bin");
   CHECK(dcb_reply_complete(bytes, 1));
   auto r = parse_dcb_ieee_reply(bytes, 1);
   REQUIRE(r.ok());
@@ -106,21 +100,21 @@ TEST_CASE("dcb fixture: mlx5 reply with ETS, PFC, APP table and trust order", "[
 }
 
 TEST_CASE("dcb fixtures: kernel errors and a truncated reply", "[dcb][fixture]") {
-  auto eop = parse_dcb_ieee_reply(fixture("dcb_eopnotsupp.bin"), 1);
+  auto eop = parse_dcb_ieee_reply(test::netlink_fixture("dcb_eopnotsupp.bin"), 1);
   REQUIRE_FALSE(eop.ok());
   CHECK(eop.error().code == EOPNOTSUPP);
-  auto enodev = parse_dcb_ieee_reply(fixture("dcb_enodev.bin"), 1);
+  auto enodev = parse_dcb_ieee_reply(test::netlink_fixture("dcb_enodev.bin"), 1);
   REQUIRE_FALSE(enodev.ok());
   CHECK(enodev.error().code == ENODEV);
   CHECK(enodev.error().message.find("no such device") != std::string::npos);
-  auto cut = parse_dcb_ieee_reply(fixture("dcb_ieee_truncated.bin"), 1);
+  auto cut = parse_dcb_ieee_reply(test::netlink_fixture("dcb_ieee_truncated.bin"), 1);
   REQUIRE_FALSE(cut.ok());
   CHECK(cut.error().code == EPROTO);
 }
 
 TEST_CASE("parse_dcb_ieee_reply turns kernel errors into their errno", "[dcb]") {
   for (const int e : {EOPNOTSUPP, EPERM, ENODEV, EINVAL}) {
-    auto r = parse_dcb_ieee_reply(Reply().error(kSeq, -e).bytes(), kSeq);
+    auto r = parse_dcb_ieee_reply(Reply().error(kDcbSeq, -e).bytes(), kDcbSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == e);
   }
@@ -131,36 +125,37 @@ TEST_CASE("parse_dcb_ieee_reply rejects malformed replies with EPROTO", "[dcb]")
   SECTION("every truncation") {
     for (std::size_t n = 0; n < good.size(); ++n) {
       auto r =
-          parse_dcb_ieee_reply(std::vector<std::uint8_t>(good.begin(), good.begin() + n), kSeq);
+          parse_dcb_ieee_reply(std::vector<std::uint8_t>(good.begin(), good.begin() + n), kDcbSeq);
       REQUIRE_FALSE(r.ok());
       CHECK(r.error().code == EPROTO);
     }
   }
   SECTION("a PFC struct shorter than ieee_pfc") {
-    auto r = parse_dcb_ieee_reply(pfc_only_reply(sizeof(ieee_pfc) - 8), kSeq);
+    auto r = parse_dcb_ieee_reply(pfc_only_reply(sizeof(ieee_pfc) - 8), kDcbSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message.find("DCB_ATTR_IEEE_PFC") != std::string::npos);
   }
   SECTION("no DCB_ATTR_IEEE nest, another DCB command") {
     auto no_ieee = Reply()
-                       .raw(RTM_GETDCB, kSeq,
+                       .raw(RTM_GETDCB, kDcbSeq,
                             [](nlmsghdr* nlh) {
                               put_dcbmsg(nlh);
                               mnl_attr_put_strz(nlh, DCB_ATTR_IFNAME, "eth3");
                             })
-                       .ack(kSeq)
+                       .ack(kDcbSeq)
                        .bytes();
-    CHECK(parse_dcb_ieee_reply(no_ieee, kSeq).error().code == EPROTO);
-    auto other = Reply()
-                     .raw(RTM_GETDCB, kSeq, [](nlmsghdr* nlh) { put_dcbmsg(nlh, DCB_CMD_GSTATE); })
-                     .ack(kSeq)
-                     .bytes();
-    CHECK(parse_dcb_ieee_reply(other, kSeq).error().code == EPROTO);
+    CHECK(parse_dcb_ieee_reply(no_ieee, kDcbSeq).error().code == EPROTO);
+    auto other =
+        Reply()
+            .raw(RTM_GETDCB, kDcbSeq, [](nlmsghdr* nlh) { put_dcbmsg(nlh, DCB_CMD_GSTATE); })
+            .ack(kDcbSeq)
+            .bytes();
+    CHECK(parse_dcb_ieee_reply(other, kDcbSeq).error().code == EPROTO);
   }
   SECTION("an APP entry too short, an ACK alone") {
     auto short_app = Reply()
-                         .raw(RTM_GETDCB, kSeq,
+                         .raw(RTM_GETDCB, kDcbSeq,
                               [](nlmsghdr* nlh) {
                                 put_dcbmsg(nlh);
                                 nlattr* ieee = mnl_attr_nest_start(nlh, DCB_ATTR_IEEE);
@@ -169,16 +164,16 @@ TEST_CASE("parse_dcb_ieee_reply rejects malformed replies with EPROTO", "[dcb]")
                                 mnl_attr_nest_end(nlh, app);
                                 mnl_attr_nest_end(nlh, ieee);
                               })
-                         .ack(kSeq)
+                         .ack(kDcbSeq)
                          .bytes();
-    CHECK(parse_dcb_ieee_reply(short_app, kSeq).error().code == EPROTO);
-    CHECK(parse_dcb_ieee_reply(Reply().ack(kSeq).bytes(), kSeq).error().code == EPROTO);
+    CHECK(parse_dcb_ieee_reply(short_app, kDcbSeq).error().code == EPROTO);
+    CHECK(parse_dcb_ieee_reply(Reply().ack(kDcbSeq).bytes(), kDcbSeq).error().code == EPROTO);
   }
 }
 
 TEST_CASE("parse_dcb_ieee_reply ignores unknown attributes", "[dcb]") {
   auto bytes = Reply()
-                   .raw(RTM_GETDCB, kSeq,
+                   .raw(RTM_GETDCB, kDcbSeq,
                         [](nlmsghdr* nlh) {
                           put_dcbmsg(nlh);
                           mnl_attr_put_u32(nlh, 200, 1);
@@ -187,9 +182,9 @@ TEST_CASE("parse_dcb_ieee_reply ignores unknown attributes", "[dcb]") {
                           mnl_attr_nest_end(nlh, ieee);
                           mnl_attr_put_u8(nlh, DCB_ATTR_DCBX, 5);
                         })
-                   .ack(kSeq)
+                   .ack(kDcbSeq)
                    .bytes();
-  auto r = parse_dcb_ieee_reply(bytes, kSeq);
+  auto r = parse_dcb_ieee_reply(bytes, kDcbSeq);
   REQUIRE(r.ok());
   CHECK(*r == DcbInfo{});
 }

@@ -15,21 +15,15 @@
 #include <vector>
 
 #include "collector/parse/devlink_parse.h"
+#include "tests/support/netlink_fixture.h"
 #include "tests/unit/netlink/nldev_messages.h"
 
 namespace rdmatop {
 namespace {
 
 using testing::Reply;
-constexpr std::uint32_t kSeq = 91;
+constexpr std::uint32_t kDevlinkSeq = 91;
 constexpr std::uint16_t kFamily = 0x1b;
-
-std::vector<std::uint8_t> fixture(const std::string& name) {
-  std::ifstream in(std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/netlink/" + name,
-                   std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 void put_genl(nlmsghdr* nlh, std::uint8_t cmd) {
   auto* g = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
@@ -51,7 +45,7 @@ void put_version(nlmsghdr* nlh, std::uint16_t kind, const char* name, const char
 
 std::vector<std::uint8_t> info_reply() {
   return Reply()
-      .raw(kFamily, kSeq,
+      .raw(kFamily, kDevlinkSeq,
            [](nlmsghdr* nlh) {
              put_genl(nlh, DEVLINK_CMD_INFO_GET);
              mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
@@ -61,7 +55,7 @@ std::vector<std::uint8_t> info_reply() {
              put_version(nlh, DEVLINK_ATTR_INFO_VERSION_RUNNING, "fw.version", "22.39.1002");
              put_version(nlh, DEVLINK_ATTR_INFO_VERSION_STORED, "fw.version", "22.39.1002");
            })
-      .done(kSeq)
+      .done(kDevlinkSeq)
       .bytes();
 }
 
@@ -84,7 +78,7 @@ TEST_CASE("devlink requests are dumps of the right command", "[devlink]") {
 }
 
 TEST_CASE("parse_devlink_info_reply: driver and the three version kinds", "[devlink]") {
-  auto r = parse_devlink_info_reply(info_reply(), kFamily, kSeq);
+  auto r = parse_devlink_info_reply(info_reply(), kFamily, kDevlinkSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 1);
   const DevlinkInfo& d = r->front();
@@ -100,7 +94,7 @@ TEST_CASE("parse_devlink_info_reply: driver and the three version kinds", "[devl
 
 TEST_CASE("devlink fixture: info dump with two instances, repeated versions, unknown attr",
           "[devlink][fixture]") {
-  const auto bytes = fixture("devlink_info_dump.bin");
+  const auto bytes = test::netlink_fixture("devlink_info_dump.bin");
   CHECK(devlink_reply_complete(bytes, 1));
   CHECK_FALSE(
       devlink_reply_complete(std::vector<std::uint8_t>(bytes.begin(), bytes.end() - 20), 1));
@@ -121,7 +115,7 @@ TEST_CASE("devlink fixture: info dump with two instances, repeated versions, unk
 }
 
 TEST_CASE("devlink fixture: health dump with device and port reporters", "[devlink][fixture]") {
-  auto r = parse_devlink_health_reply(fixture("devlink_health_dump.bin"), 0x14, 1);
+  auto r = parse_devlink_health_reply(test::netlink_fixture("devlink_health_dump.bin"), 0x14, 1);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 3);
   const auto& fw = (*r)[0];
@@ -147,21 +141,22 @@ TEST_CASE("devlink fixture: health dump with device and port reporters", "[devli
 }
 
 TEST_CASE("devlink fixtures: empty dump, kernel errors", "[devlink][fixture]") {
-  auto empty = parse_devlink_info_reply(fixture("devlink_empty_dump.bin"), 0x14, 1);
+  auto empty = parse_devlink_info_reply(test::netlink_fixture("devlink_empty_dump.bin"), 0x14, 1);
   REQUIRE(empty.ok());
   CHECK(empty->empty());
-  auto perm = parse_devlink_health_reply(fixture("devlink_eperm.bin"), 0x14, 1);
+  auto perm = parse_devlink_health_reply(test::netlink_fixture("devlink_eperm.bin"), 0x14, 1);
   REQUIRE_FALSE(perm.ok());
   CHECK(perm.error().code == EPERM);
   CHECK(perm.error().message.find("devlink: operation not permitted") != std::string::npos);
-  auto enoent = parse_devlink_info_reply(fixture("genl_family_enoent.bin"), 0x14, 1);
+  auto enoent = parse_devlink_info_reply(test::netlink_fixture("genl_family_enoent.bin"), 0x14, 1);
   REQUIRE_FALSE(enoent.ok());
   CHECK(enoent.error().code == ENOENT);
 }
 
 TEST_CASE("devlink parsers turn kernel errors into their errno", "[devlink]") {
   for (const int e : {EOPNOTSUPP, EPERM, ENODEV}) {
-    auto r = parse_devlink_info_reply(Reply().error(kSeq, -e, "why").bytes(), kFamily, kSeq);
+    auto r = parse_devlink_info_reply(Reply().error(kDevlinkSeq, -e, "why").bytes(), kFamily,
+                                      kDevlinkSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == e);
     CHECK(r.error().message.find("why") != std::string::npos);
@@ -173,7 +168,7 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
   SECTION("every truncation") {
     for (std::size_t n = 1; n < good.size(); ++n) {
       auto r = parse_devlink_info_reply(std::vector<std::uint8_t>(good.begin(), good.begin() + n),
-                                        kFamily, kSeq);
+                                        kFamily, kDevlinkSeq);
       REQUIRE_FALSE(r.ok());
       CHECK(r.error().code == EPROTO);
     }
@@ -181,11 +176,11 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
   SECTION("no DONE") {
     auto bytes = good;
     bytes.resize(bytes.size() - NLMSG_ALIGN(NLMSG_HDRLEN + sizeof(int)));
-    CHECK(parse_devlink_info_reply(bytes, kFamily, kSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(bytes, kFamily, kDevlinkSeq).error().code == EPROTO);
   }
   SECTION("a wrong-typed attribute") {
     auto bytes = Reply()
-                     .raw(kFamily, kSeq,
+                     .raw(kFamily, kDevlinkSeq,
                           [](nlmsghdr* nlh) {
                             put_genl(nlh, DEVLINK_CMD_HEALTH_REPORTER_GET);
                             mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
@@ -195,16 +190,16 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
                             mnl_attr_put_u8(nlh, DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT, 1);
                             mnl_attr_nest_end(nlh, n);
                           })
-                     .done(kSeq)
+                     .done(kDevlinkSeq)
                      .bytes();
-    auto r = parse_devlink_health_reply(bytes, kFamily, kSeq);
+    auto r = parse_devlink_health_reply(bytes, kFamily, kDevlinkSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message.find("HEALTH_REPORTER_ERR_COUNT") != std::string::npos);
   }
   SECTION("a reporter without a name, an instance without DEV_NAME") {
     auto no_name = Reply()
-                       .raw(kFamily, kSeq,
+                       .raw(kFamily, kDevlinkSeq,
                             [](nlmsghdr* nlh) {
                               put_genl(nlh, DEVLINK_CMD_HEALTH_REPORTER_GET);
                               mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
@@ -213,36 +208,36 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
                               put_u64(nlh, DEVLINK_ATTR_HEALTH_REPORTER_ERR_COUNT, 1);
                               mnl_attr_nest_end(nlh, n);
                             })
-                       .done(kSeq)
+                       .done(kDevlinkSeq)
                        .bytes();
-    CHECK(parse_devlink_health_reply(no_name, kFamily, kSeq).error().code == EPROTO);
+    CHECK(parse_devlink_health_reply(no_name, kFamily, kDevlinkSeq).error().code == EPROTO);
     auto no_dev = Reply()
-                      .raw(kFamily, kSeq,
+                      .raw(kFamily, kDevlinkSeq,
                            [](nlmsghdr* nlh) {
                              put_genl(nlh, DEVLINK_CMD_INFO_GET);
                              mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
                            })
-                      .done(kSeq)
+                      .done(kDevlinkSeq)
                       .bytes();
-    CHECK(parse_devlink_info_reply(no_dev, kFamily, kSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(no_dev, kFamily, kDevlinkSeq).error().code == EPROTO);
   }
   SECTION("another command, another family") {
-    CHECK(parse_devlink_health_reply(good, kFamily, kSeq).error().code == EPROTO);
-    CHECK(parse_devlink_info_reply(good, kFamily + 1, kSeq).error().code == EPROTO);
+    CHECK(parse_devlink_health_reply(good, kFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(good, kFamily + 1, kDevlinkSeq).error().code == EPROTO);
   }
   SECTION("garbage") {
     const std::vector<std::uint8_t> junk{0xff, 0xff, 0xff, 0x7f, 1,  2,  3,  4,  5,  6,
                                          7,    8,    9,    10,   11, 12, 13, 14, 15, 16};
-    CHECK(parse_devlink_info_reply(junk, kFamily, kSeq).error().code == EPROTO);
-    CHECK(parse_devlink_info_reply({}, kFamily, kSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(junk, kFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply({}, kFamily, kDevlinkSeq).error().code == EPROTO);
   }
 }
 
 TEST_CASE("devlink parsers skip messages of other requests", "[devlink]") {
-  auto bytes = Reply().error(kSeq - 1, -EPERM).bytes();
+  auto bytes = Reply().error(kDevlinkSeq - 1, -EPERM).bytes();
   const auto good = info_reply();
   bytes.insert(bytes.end(), good.begin(), good.end());
-  auto r = parse_devlink_info_reply(bytes, kFamily, kSeq);
+  auto r = parse_devlink_info_reply(bytes, kFamily, kDevlinkSeq);
   REQUIRE(r.ok());
   CHECK(r->size() == 1);
 }

@@ -19,7 +19,7 @@ namespace rdmatop {
 namespace {
 
 using testing::Reply;
-constexpr std::uint32_t kSeq = 777;
+constexpr std::uint32_t kNldevSeq = 777;
 
 /// The request as libmnl sees it: header fields and every attribute (type -> u32 payload).
 struct Request {
@@ -49,29 +49,29 @@ Request decode(const std::vector<std::uint8_t>& bytes) {
 
 std::vector<std::uint8_t> stat_reply() {
   return Reply()
-      .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+      .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq,
                testing::hwcounters(
                    3, 1,
                    {{"sent_pkts", 120}, {"rcvd_pkts", 0xffffffffffULL}, {"retry_exceeded_err", 0}}))
-      .ack(kSeq)
+      .ack(kNldevSeq)
       .bytes();
 }
 
 std::vector<std::uint8_t> dev_reply() {
   return Reply()
-      .message(RDMA_NLDEV_CMD_GET, kSeq, testing::device(3, "rxe0", 1, 0x505400fffe123456ULL))
-      .message(RDMA_NLDEV_CMD_GET, kSeq,
+      .message(RDMA_NLDEV_CMD_GET, kNldevSeq, testing::device(3, "rxe0", 1, 0x505400fffe123456ULL))
+      .message(RDMA_NLDEV_CMD_GET, kNldevSeq,
                [](nlmsghdr* nlh) {
                  testing::device(7, "mlx5_0", 2, 0xb8599f0300a1b2c4ULL)(nlh);
                  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_FW_VERSION, "16.35.2000");
                })
-      .done(kSeq)
+      .done(kNldevSeq)
       .bytes();
 }
 
 std::vector<std::uint8_t> port_reply() {
   return Reply()
-      .message(RDMA_NLDEV_CMD_PORT_GET, kSeq,
+      .message(RDMA_NLDEV_CMD_PORT_GET, kNldevSeq,
                [](nlmsghdr* nlh) {
                  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 7);
                  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "mlx5_0");
@@ -82,7 +82,7 @@ std::vector<std::uint8_t> port_reply() {
                  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_NDEV_INDEX, 12);
                  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_NDEV_NAME, "ens1f0np0");
                })
-      .message(RDMA_NLDEV_CMD_PORT_GET, kSeq,
+      .message(RDMA_NLDEV_CMD_PORT_GET, kNldevSeq,
                [](nlmsghdr* nlh) {
                  // The netdev is in another network namespace: no NDEV_* attributes.
                  mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 7);
@@ -90,45 +90,45 @@ std::vector<std::uint8_t> port_reply() {
                  mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_PORT_STATE, 1);
                  mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, 3);
                })
-      .done(kSeq)
+      .done(kNldevSeq)
       .bytes();
 }
 
 std::vector<std::uint8_t> status_reply() {
   return Reply()
-      .message(RDMA_NLDEV_CMD_STAT_GET_STATUS, kSeq,
+      .message(RDMA_NLDEV_CMD_STAT_GET_STATUS, kNldevSeq,
                testing::counter_status(
                    7, 1,
                    {{"out_of_buffer", 0, -1}, {"cc_rx_ce_pkts", 40, 1}, {"cc_rx_cnp_pkts", 41, 0}}))
-      .ack(kSeq)
+      .ack(kNldevSeq)
       .bytes();
 }
 
 std::vector<std::uint8_t> res_reply() {
   return Reply()
-      .message(RDMA_NLDEV_CMD_RES_GET, kSeq,
+      .message(RDMA_NLDEV_CMD_RES_GET, kNldevSeq,
                testing::resources(3, "rxe0", {{"pd", 1}, {"cq", 2}, {"qp", 3}, {"mr", 0}}))
-      .message(RDMA_NLDEV_CMD_RES_GET, kSeq, testing::resources(7, "mlx5_0", {{"qp", 4096}}))
-      .done(kSeq)
+      .message(RDMA_NLDEV_CMD_RES_GET, kNldevSeq, testing::resources(7, "mlx5_0", {{"qp", 4096}}))
+      .done(kNldevSeq)
       .bytes();
 }
 
 std::vector<std::uint8_t> qp_mode_reply() {
   return Reply()
-      .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+      .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq,
                testing::qp_counter_mode(7, 1, RDMA_COUNTER_MODE_AUTO, RDMA_COUNTER_MASK_QP_TYPE))
-      .ack(kSeq)
+      .ack(kNldevSeq)
       .bytes();
 }
 
 std::vector<std::uint8_t> bound_reply() {
   return Reply()
       .message(
-          RDMA_NLDEV_CMD_STAT_GET, kSeq,
+          RDMA_NLDEV_CMD_STAT_GET, kNldevSeq,
           testing::bound_counters(7, "mlx5_0",
                                   {{1, 4, 1, 2, 4242, "", {0x1a2, 0x1a3}, {{"out_of_sequence", 9}}},
                                    {1, 5, 2, -1, 0, "", {0x1b0}, {{"out_of_sequence", 0}}}}))
-      .done(kSeq)
+      .done(kNldevSeq)
       .bytes();
 }
 
@@ -147,16 +147,16 @@ Result<bool> ok_of(const Result<T>& r) {
 
 const std::vector<NamedParser>& parsers() {
   static const std::vector<NamedParser> all = {
-      {"dev", dev_reply, [](const auto& b) { return ok_of(parse_dev_get_reply(b, kSeq)); }},
-      {"port", port_reply, [](const auto& b) { return ok_of(parse_port_get_reply(b, kSeq)); }},
-      {"stat", stat_reply, [](const auto& b) { return ok_of(parse_stat_get_reply(b, kSeq)); }},
+      {"dev", dev_reply, [](const auto& b) { return ok_of(parse_dev_get_reply(b, kNldevSeq)); }},
+      {"port", port_reply, [](const auto& b) { return ok_of(parse_port_get_reply(b, kNldevSeq)); }},
+      {"stat", stat_reply, [](const auto& b) { return ok_of(parse_stat_get_reply(b, kNldevSeq)); }},
       {"status", status_reply,
-       [](const auto& b) { return ok_of(parse_stat_get_status_reply(b, kSeq)); }},
-      {"res", res_reply, [](const auto& b) { return ok_of(parse_res_get_reply(b, kSeq)); }},
+       [](const auto& b) { return ok_of(parse_stat_get_status_reply(b, kNldevSeq)); }},
+      {"res", res_reply, [](const auto& b) { return ok_of(parse_res_get_reply(b, kNldevSeq)); }},
       {"qp counter mode", qp_mode_reply,
-       [](const auto& b) { return ok_of(parse_qp_counter_mode_reply(b, kSeq)); }},
+       [](const auto& b) { return ok_of(parse_qp_counter_mode_reply(b, kNldevSeq)); }},
       {"bound counters", bound_reply,
-       [](const auto& b) { return ok_of(parse_bound_counters_reply(b, kSeq)); }},
+       [](const auto& b) { return ok_of(parse_bound_counters_reply(b, kNldevSeq)); }},
   };
   return all;
 }
@@ -225,7 +225,7 @@ TEST_CASE("nldev requests carry the command, flags and port", "[nldev]") {
 }
 
 TEST_CASE("parse_dev_get_reply reads every device of the dump", "[nldev]") {
-  auto r = parse_dev_get_reply(dev_reply(), kSeq);
+  auto r = parse_dev_get_reply(dev_reply(), kNldevSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 2);
   const NldevDevice& rxe = (*r)[0];
@@ -245,13 +245,13 @@ TEST_CASE("parse_dev_get_reply reads every device of the dump", "[nldev]") {
 }
 
 TEST_CASE("parse_dev_get_reply of an empty dump is no devices", "[nldev]") {
-  auto r = parse_dev_get_reply(Reply().done(kSeq).bytes(), kSeq);
+  auto r = parse_dev_get_reply(Reply().done(kNldevSeq).bytes(), kNldevSeq);
   REQUIRE(r.ok());
   CHECK(r->empty());
 }
 
 TEST_CASE("parse_port_get_reply: netdev absent when in another namespace", "[nldev]") {
-  auto r = parse_port_get_reply(port_reply(), kSeq);
+  auto r = parse_port_get_reply(port_reply(), kNldevSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 2);
   CHECK((*r)[0] == NldevPort{7, "mlx5_0", 1, 4, 5, 12, "ens1f0np0"});
@@ -259,7 +259,7 @@ TEST_CASE("parse_port_get_reply: netdev absent when in another namespace", "[nld
 }
 
 TEST_CASE("parse_stat_get_reply reads the STAT_HWCOUNTERS nest, PAD skipped", "[nldev]") {
-  auto r = parse_stat_get_reply(stat_reply(), kSeq);
+  auto r = parse_stat_get_reply(stat_reply(), kNldevSeq);
   REQUIRE(r.ok());
   CHECK(*r ==
         CounterMap{{"rcvd_pkts", 0xffffffffffULL}, {"retry_exceeded_err", 0}, {"sent_pkts", 120}});
@@ -268,7 +268,7 @@ TEST_CASE("parse_stat_get_reply reads the STAT_HWCOUNTERS nest, PAD skipped", "[
 TEST_CASE("parse_stat_get_reply ignores unknown attributes", "[nldev]") {
   const auto bytes =
       Reply()
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+          .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq,
                    [](nlmsghdr* nlh) {
                      // Ids past this parser's table (a newer kernel) and known-but-unused ones.
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_MAX + 5, 1);
@@ -284,16 +284,16 @@ TEST_CASE("parse_stat_get_reply ignores unknown attributes", "[nldev]") {
                      mnl_attr_put_u32(nlh, 301, 5);  // a non-entry inside the table
                      mnl_attr_nest_end(nlh, table);
                    })
-          .ack(kSeq)
+          .ack(kNldevSeq)
           .bytes();
-  auto r = parse_stat_get_reply(bytes, kSeq);
+  auto r = parse_stat_get_reply(bytes, kNldevSeq);
   // The later STAT_HWCOUNTERS wins, as in a policy table; the unknowns changed nothing.
   REQUIRE(r.ok());
   CHECK(*r == CounterMap{{"x", 1}});
 }
 
 TEST_CASE("parse_stat_get_status_reply: DYNAMIC only on optional counters", "[nldev]") {
-  auto r = parse_stat_get_status_reply(status_reply(), kSeq);
+  auto r = parse_stat_get_status_reply(status_reply(), kNldevSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 3);
   CHECK((*r)[0] == NldevCounterStatus{"out_of_buffer", 0, std::nullopt});
@@ -302,7 +302,7 @@ TEST_CASE("parse_stat_get_status_reply: DYNAMIC only on optional counters", "[nl
 }
 
 TEST_CASE("parse_res_get_reply reads the summary of every device", "[nldev]") {
-  auto r = parse_res_get_reply(res_reply(), kSeq);
+  auto r = parse_res_get_reply(res_reply(), kNldevSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 2);
   CHECK((*r)[0] == NldevResources{3, "rxe0", {{"cq", 2}, {"mr", 0}, {"pd", 1}, {"qp", 3}}});
@@ -324,7 +324,7 @@ TEST_CASE("nldev parsers turn kernel errors into their errno", "[nldev]") {
   for (const auto& parser : parsers()) {
     for (const auto& c : cases) {
       INFO(parser.name << " errno " << -c.error);
-      auto r = parser.parse(Reply().error(kSeq, c.error, c.extack).bytes());
+      auto r = parser.parse(Reply().error(kNldevSeq, c.error, c.extack).bytes());
       REQUIRE_FALSE(r.ok());
       CHECK(r.error().code == -c.error);
       CHECK(r.error().message == c.message);
@@ -334,23 +334,24 @@ TEST_CASE("nldev parsers turn kernel errors into their errno", "[nldev]") {
 
 TEST_CASE("a dump that fails part-way reports the errno in NLMSG_DONE", "[nldev]") {
   const auto bytes = Reply()
-                         .message(RDMA_NLDEV_CMD_GET, kSeq, testing::device(3, "rxe0", 1, 1))
-                         .done(kSeq, -EMSGSIZE)
+                         .message(RDMA_NLDEV_CMD_GET, kNldevSeq, testing::device(3, "rxe0", 1, 1))
+                         .done(kNldevSeq, -EMSGSIZE)
                          .bytes();
-  auto r = parse_dev_get_reply(bytes, kSeq);
+  auto r = parse_dev_get_reply(bytes, kNldevSeq);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == EMSGSIZE);
 }
 
 TEST_CASE("nldev parsers skip messages of other requests", "[nldev]") {
-  const auto bytes =
-      Reply()
-          .error(kSeq - 1, -EBUSY)
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq - 1, testing::hwcounters(3, 1, {{"stale", 1}}))
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq, testing::hwcounters(3, 1, {{"sent_pkts", 5}}))
-          .ack(kSeq)
-          .bytes();
-  auto r = parse_stat_get_reply(bytes, kSeq);
+  const auto bytes = Reply()
+                         .error(kNldevSeq - 1, -EBUSY)
+                         .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq - 1,
+                                  testing::hwcounters(3, 1, {{"stale", 1}}))
+                         .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq,
+                                  testing::hwcounters(3, 1, {{"sent_pkts", 5}}))
+                         .ack(kNldevSeq)
+                         .bytes();
+  auto r = parse_stat_get_reply(bytes, kNldevSeq);
   REQUIRE(r.ok());
   CHECK(*r == CounterMap{{"sent_pkts", 5}});
 }
@@ -405,7 +406,8 @@ TEST_CASE("nldev parsers reject malformed replies with EPROTO", "[nldev]") {
   for (const auto& c : cases) {
     INFO(c.name);
     auto r = parse_stat_get_reply(
-        Reply().message(RDMA_NLDEV_CMD_STAT_GET, kSeq, c.fill).ack(kSeq).bytes(), kSeq);
+        Reply().message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq, c.fill).ack(kNldevSeq).bytes(),
+        kNldevSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message.rfind(c.message_prefix, 0) == 0);
@@ -414,37 +416,37 @@ TEST_CASE("nldev parsers reject malformed replies with EPROTO", "[nldev]") {
   SECTION("a device without DEV_NAME") {
     auto r = parse_dev_get_reply(
         Reply()
-            .message(RDMA_NLDEV_CMD_GET, kSeq,
+            .message(RDMA_NLDEV_CMD_GET, kNldevSeq,
                      [](nlmsghdr* nlh) { mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 1); })
-            .done(kSeq)
+            .done(kNldevSeq)
             .bytes(),
-        kSeq);
+        kNldevSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message == "DEV_NAME missing from reply");
   }
   SECTION("another command's message") {
     auto r = parse_stat_get_reply(
         Reply()
-            .message(RDMA_NLDEV_CMD_GET, kSeq, testing::hwcounters(3, 1, {{"a", 1}}))
-            .ack(kSeq)
+            .message(RDMA_NLDEV_CMD_GET, kNldevSeq, testing::hwcounters(3, 1, {{"a", 1}}))
+            .ack(kNldevSeq)
             .bytes(),
-        kSeq);
+        kNldevSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message == "unexpected netlink message type 5121");
   }
   SECTION("two STAT_GET replies") {
     const auto fill = testing::hwcounters(3, 1, {{"a", 1}});
     auto r = parse_stat_get_reply(Reply()
-                                      .message(RDMA_NLDEV_CMD_STAT_GET, kSeq, fill)
-                                      .message(RDMA_NLDEV_CMD_STAT_GET, kSeq, fill)
-                                      .ack(kSeq)
+                                      .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq, fill)
+                                      .message(RDMA_NLDEV_CMD_STAT_GET, kNldevSeq, fill)
+                                      .ack(kNldevSeq)
                                       .bytes(),
-                                  kSeq);
+                                  kNldevSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
   }
   SECTION("an ACK without the reply") {
-    auto r = parse_stat_get_reply(Reply().ack(kSeq).bytes(), kSeq);
+    auto r = parse_stat_get_reply(Reply().ack(kNldevSeq).bytes(), kNldevSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().message == "no STAT_GET reply message");
   }
@@ -454,7 +456,7 @@ TEST_CASE("nldev parsers: every truncation is an error, never a crash", "[nldev]
   for (const auto& parser : parsers()) {
     const auto good = parser.good();
     REQUIRE(parser.parse(good).ok());
-    REQUIRE(!nldev_reply_complete({}, kSeq));
+    REQUIRE(!nldev_reply_complete({}, kNldevSeq));
     for (std::size_t len = 0; len < good.size(); ++len) {
       INFO(parser.name << " truncated to " << len << " of " << good.size());
       const std::vector<std::uint8_t> cut(good.begin(), good.begin() + static_cast<long>(len));

@@ -18,7 +18,7 @@ namespace rdmatop {
 namespace {
 
 using testing::Reply;
-constexpr std::uint32_t kSeq = 41;
+constexpr std::uint32_t kBindSeq = 41;
 
 /// Which of the four required attributes the reply carries, and one the parser must skip.
 struct Fill {
@@ -27,7 +27,7 @@ struct Fill {
 
 std::vector<std::uint8_t> bind_reply(const Fill& f, std::uint16_t cmd = RDMA_NLDEV_CMD_STAT_SET) {
   return Reply()
-      .message(cmd, kSeq,
+      .message(cmd, kBindSeq,
                [&](nlmsghdr* nlh) {
                  if (f.dev) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
                  mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, "mlx5_0");
@@ -37,7 +37,7 @@ std::vector<std::uint8_t> bind_reply(const Fill& f, std::uint16_t cmd = RDMA_NLD
                  if (f.counter) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, 12);
                  if (f.qpn) mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 4242);
                })
-      .ack(kSeq)
+      .ack(kBindSeq)
       .bytes();
 }
 
@@ -48,7 +48,7 @@ TEST_CASE("qp counter bind: the kernel's reply names the new counter", "[nldev][
     INFO("unknown attribute " << unknown);
     Fill f;
     f.unknown = unknown;
-    const auto r = parse_qp_counter_bind_reply(bind_reply(f), kSeq);
+    const auto r = parse_qp_counter_bind_reply(bind_reply(f), kBindSeq);
     REQUIRE(r.ok());
     CHECK(*r == NldevQpCounterBinding{3, "mlx5_0", 1, 12, 4242});
   }
@@ -68,7 +68,7 @@ TEST_CASE("qp counter bind: a reply without a required attribute is EPROTO namin
   };
   for (const Case& c : cases) {
     INFO(c.missing);
-    const auto r = parse_qp_counter_bind_reply(bind_reply(c.fill), kSeq);
+    const auto r = parse_qp_counter_bind_reply(bind_reply(c.fill), kBindSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message.find(c.missing) != std::string::npos);
@@ -80,7 +80,8 @@ TEST_CASE("qp counter bind: refusals keep the kernel's errno and text", "[nldev]
   // ENOENT: no such QP; EOPNOTSUPP: no hw stats.
   for (const int err : {EPERM, ENOMEM, EINVAL, ENOENT, EOPNOTSUPP}) {
     INFO(err);
-    const auto r = parse_qp_counter_bind_reply(Reply().error(kSeq, -err, "why").bytes(), kSeq);
+    const auto r =
+        parse_qp_counter_bind_reply(Reply().error(kBindSeq, -err, "why").bytes(), kBindSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == err);
     CHECK(r.error().message.find("why") != std::string::npos);
@@ -89,26 +90,26 @@ TEST_CASE("qp counter bind: refusals keep the kernel's errno and text", "[nldev]
 
 TEST_CASE("qp counter bind: other commands, no message, truncations are errors",
           "[nldev][qp_counters]") {
-  CHECK_FALSE(parse_qp_counter_bind_reply(bind_reply({}, RDMA_NLDEV_CMD_STAT_GET), kSeq).ok());
-  CHECK_FALSE(parse_qp_counter_bind_reply(Reply().ack(kSeq).bytes(), kSeq).ok());
-  CHECK_FALSE(parse_qp_counter_bind_reply({}, kSeq).ok());
+  CHECK_FALSE(parse_qp_counter_bind_reply(bind_reply({}, RDMA_NLDEV_CMD_STAT_GET), kBindSeq).ok());
+  CHECK_FALSE(parse_qp_counter_bind_reply(Reply().ack(kBindSeq).bytes(), kBindSeq).ok());
+  CHECK_FALSE(parse_qp_counter_bind_reply({}, kBindSeq).ok());
   const auto whole = bind_reply({});
   for (std::size_t n = 0; n < whole.size(); ++n) {
     INFO("first " << n << " bytes");
     const std::vector<std::uint8_t> cut(whole.begin(), whole.begin() + static_cast<long>(n));
-    CHECK_FALSE(parse_qp_counter_bind_reply(cut, kSeq).ok());
+    CHECK_FALSE(parse_qp_counter_bind_reply(cut, kBindSeq).ok());
   }
   // Two answers to one bind cannot both be right.
   auto twice = Reply();
   for (int i = 0; i < 2; ++i) {
-    twice.message(RDMA_NLDEV_CMD_STAT_SET, kSeq, [](nlmsghdr* nlh) {
+    twice.message(RDMA_NLDEV_CMD_STAT_SET, kBindSeq, [](nlmsghdr* nlh) {
       mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
       mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
       mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, 12);
       mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_RES_LQPN, 4242);
     });
   }
-  CHECK_FALSE(parse_qp_counter_bind_reply(twice.ack(kSeq).bytes(), kSeq).ok());
+  CHECK_FALSE(parse_qp_counter_bind_reply(twice.ack(kBindSeq).bytes(), kBindSeq).ok());
 }
 
 }  // namespace rdmatop

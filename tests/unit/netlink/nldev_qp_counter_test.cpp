@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "collector/parse/nldev_parse.h"
+#include "tests/support/netlink_fixture.h"
 #include "tests/support/temp_dir.h"
 #include "tests/unit/netlink/nldev_messages.h"
 
@@ -22,20 +23,13 @@ namespace {
 
 using testing::CounterEntry;
 using testing::Reply;
-constexpr std::uint32_t kSeq = 99;
+constexpr std::uint32_t kQpCounterSeq = 99;
 
 std::vector<std::uint8_t> mode_reply(std::uint32_t mode, long mask) {
   return Reply()
-      .message(RDMA_NLDEV_CMD_STAT_GET, kSeq, testing::qp_counter_mode(7, 1, mode, mask))
-      .ack(kSeq)
+      .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq, testing::qp_counter_mode(7, 1, mode, mask))
+      .ack(kQpCounterSeq)
       .bytes();
-}
-
-std::vector<std::uint8_t> fixture(const std::string& name) {
-  const std::string bytes =
-      test::read_file(std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/netlink/" + name);
-  REQUIRE_FALSE(bytes.empty());
-  return {bytes.begin(), bytes.end()};
 }
 
 }  // namespace
@@ -44,19 +38,22 @@ TEST_CASE("qp counters: replies captured from a real rxe kernel", "[nldev][qp_co
   // Debian 6.1.0-57, rdma_rxe, sequence number 1; before and after
   // `rdma statistic qp set link rxe0/1 auto type on` (rxe has hw stats, so the mode is
   // accepted; it cannot allocate a counter, so nothing is ever bound).
-  auto none = parse_qp_counter_mode_reply(fixture("nldev_stat_qp_mode_rxe0_captured.bin"), 1);
+  auto none =
+      parse_qp_counter_mode_reply(test::netlink_fixture("nldev_stat_qp_mode_rxe0_captured.bin"), 1);
   REQUIRE(none.ok());
   CHECK(*none == NldevQpCounterMode{0, "rxe0", 1, {0, 0}});
-  auto by_type =
-      parse_qp_counter_mode_reply(fixture("nldev_stat_qp_mode_auto_rxe0_captured.bin"), 1);
+  auto by_type = parse_qp_counter_mode_reply(
+      test::netlink_fixture("nldev_stat_qp_mode_auto_rxe0_captured.bin"), 1);
   REQUIRE(by_type.ok());
   CHECK(*by_type == NldevQpCounterMode{0, "rxe0", 1, {1, 1}});
-  auto bound = parse_bound_counters_reply(fixture("nldev_stat_qp_show_auto_rxe0_captured.bin"), 1);
+  auto bound = parse_bound_counters_reply(
+      test::netlink_fixture("nldev_stat_qp_show_auto_rxe0_captured.bin"), 1);
   REQUIRE(bound.ok());
   CHECK(bound->empty());
   // Not a dump reply: the mode's answer ends with an ACK, not NLMSG_DONE, and vice versa.
-  CHECK_FALSE(
-      parse_qp_counter_mode_reply(fixture("nldev_stat_qp_show_auto_rxe0_captured.bin"), 1).ok());
+  CHECK_FALSE(parse_qp_counter_mode_reply(
+                  test::netlink_fixture("nldev_stat_qp_show_auto_rxe0_captured.bin"), 1)
+                  .ok());
 }
 
 TEST_CASE("qp counter mode: none, auto with its criteria, manual", "[nldev][qp_counters]") {
@@ -73,7 +70,7 @@ TEST_CASE("qp counter mode: none, auto with its criteria, manual", "[nldev][qp_c
   };
   for (const Case& c : cases) {
     INFO("mode " << c.mode << " mask " << c.mask);
-    const auto r = parse_qp_counter_mode_reply(mode_reply(c.mode, c.mask), kSeq);
+    const auto r = parse_qp_counter_mode_reply(mode_reply(c.mode, c.mask), kQpCounterSeq);
     REQUIRE(r.ok());
     CHECK(r->dev_index == 7u);
     CHECK(r->dev_name == "mlx5_0");
@@ -84,15 +81,16 @@ TEST_CASE("qp counter mode: none, auto with its criteria, manual", "[nldev][qp_c
 
 TEST_CASE("qp counter mode: auto without its mask, or no mode at all, is EPROTO",
           "[nldev][qp_counters]") {
-  auto r = parse_qp_counter_mode_reply(mode_reply(RDMA_COUNTER_MODE_AUTO, -1), kSeq);
+  auto r = parse_qp_counter_mode_reply(mode_reply(RDMA_COUNTER_MODE_AUTO, -1), kQpCounterSeq);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == EPROTO);
   CHECK(r.error().message == "STAT_AUTO_MODE_MASK missing from reply");
-  const auto no_mode = Reply()
-                           .message(RDMA_NLDEV_CMD_STAT_GET, kSeq, testing::hwcounters(7, 1, {}))
-                           .ack(kSeq)
-                           .bytes();
-  r = parse_qp_counter_mode_reply(no_mode, kSeq);
+  const auto no_mode =
+      Reply()
+          .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq, testing::hwcounters(7, 1, {}))
+          .ack(kQpCounterSeq)
+          .bytes();
+  r = parse_qp_counter_mode_reply(no_mode, kQpCounterSeq);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message == "STAT_MODE missing from reply");
 }
@@ -100,15 +98,15 @@ TEST_CASE("qp counter mode: auto without its mask, or no mode at all, is EPROTO"
 TEST_CASE("qp counter mode: unknown attributes (newer kernels) are ignored",
           "[nldev][qp_counters]") {
   const auto bytes = Reply()
-                         .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+                         .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq,
                                   [](nlmsghdr* nlh) {
                                     testing::qp_counter_mode(7, 1, RDMA_COUNTER_MODE_AUTO, 1)(nlh);
                                     mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_MAX + 5, 1);
                                     testing::put_u64(nlh, RDMA_NLDEV_ATTR_MAX + 6, 7);
                                   })
-                         .ack(kSeq)
+                         .ack(kQpCounterSeq)
                          .bytes();
-  const auto r = parse_qp_counter_mode_reply(bytes, kSeq);
+  const auto r = parse_qp_counter_mode_reply(bytes, kQpCounterSeq);
   REQUIRE(r.ok());
   CHECK(r->mode == QpCounterMode{1, 1});
 }
@@ -117,7 +115,7 @@ TEST_CASE("bound counters: every entry of every message, owner only when sent",
           "[nldev][qp_counters]") {
   const auto bytes =
       Reply()
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+          .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq,
                    testing::bound_counters(
                        7, "mlx5_0",
                        {{1,
@@ -129,7 +127,7 @@ TEST_CASE("bound counters: every entry of every message, owner only when sent",
                          {0x1a2, 0x1a3},
                          {{"out_of_sequence", 9}, {"local_ack_timeout_err", 1ULL << 40}}},
                         {1, 5, RDMA_COUNTER_MODE_MANUAL, -1, 0, "", {}, {}}}))
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+          .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq,
                    testing::bound_counters(7, "mlx5_0",
                                            {{1,
                                              6,
@@ -139,9 +137,9 @@ TEST_CASE("bound counters: every entry of every message, owner only when sent",
                                              "rdma_cm",
                                              {0x20},
                                              {{"rnr_nak_retry_err", 3}}}}))
-          .done(kSeq)
+          .done(kQpCounterSeq)
           .bytes();
-  const auto r = parse_bound_counters_reply(bytes, kSeq);
+  const auto r = parse_bound_counters_reply(bytes, kQpCounterSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 3);
   const NldevBoundCounter& a = (*r)[0];
@@ -162,7 +160,7 @@ TEST_CASE("bound counters: every entry of every message, owner only when sent",
 }
 
 TEST_CASE("bound counters: a port without any answers NLMSG_DONE alone", "[nldev][qp_counters]") {
-  const auto r = parse_bound_counters_reply(Reply().done(kSeq).bytes(), kSeq);
+  const auto r = parse_bound_counters_reply(Reply().done(kQpCounterSeq).bytes(), kQpCounterSeq);
   REQUIRE(r.ok());
   CHECK(r->empty());
 }
@@ -170,7 +168,7 @@ TEST_CASE("bound counters: a port without any answers NLMSG_DONE alone", "[nldev
 TEST_CASE("bound counters: unknown attributes are ignored at every level", "[nldev][qp_counters]") {
   const auto bytes =
       Reply()
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq,
+          .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq,
                    [](nlmsghdr* nlh) {
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 7);
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_MAX + 1, 1);
@@ -192,9 +190,9 @@ TEST_CASE("bound counters: unknown attributes are ignored at every level", "[nld
                      mnl_attr_nest_end(nlh, entry);
                      mnl_attr_nest_end(nlh, table);
                    })
-          .done(kSeq)
+          .done(kQpCounterSeq)
           .bytes();
-  const auto r = parse_bound_counters_reply(bytes, kSeq);
+  const auto r = parse_bound_counters_reply(bytes, kQpCounterSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 1);
   CHECK((*r)[0].counter.id == 3u);
@@ -270,8 +268,9 @@ TEST_CASE("bound counters: malformed entries are EPROTO naming the problem",
   };
   for (const Case& c : cases) {
     INFO(c.name);
-    const auto bytes = Reply().message(RDMA_NLDEV_CMD_STAT_GET, kSeq, c.fill).done(kSeq).bytes();
-    const auto r = parse_bound_counters_reply(bytes, kSeq);
+    const auto bytes =
+        Reply().message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq, c.fill).done(kQpCounterSeq).bytes();
+    const auto r = parse_bound_counters_reply(bytes, kQpCounterSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message == c.message);
@@ -279,15 +278,15 @@ TEST_CASE("bound counters: malformed entries are EPROTO naming the problem",
   // A known attribute of the wrong type: RES_TYPE is a u8, here a string.
   const auto wrong_type =
       Reply()
-          .message(RDMA_NLDEV_CMD_STAT_GET, kSeq, entry_with([&](nlmsghdr* nlh) {
+          .message(RDMA_NLDEV_CMD_STAT_GET, kQpCounterSeq, entry_with([&](nlmsghdr* nlh) {
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_COUNTER_ID, 1);
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_STAT_MODE, 1);
                      mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_RES_TYPE, "rc-long");
                    }))
-          .done(kSeq)
+          .done(kQpCounterSeq)
           .bytes();
-  const auto r = parse_bound_counters_reply(wrong_type, kSeq);
+  const auto r = parse_bound_counters_reply(wrong_type, kQpCounterSeq);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == EPROTO);
   CHECK(r.error().message.find("RES_TYPE") != std::string::npos);
@@ -296,12 +295,12 @@ TEST_CASE("bound counters: malformed entries are EPROTO naming the problem",
 TEST_CASE("qp counters: kernel errors keep their errno and text", "[nldev][qp_counters]") {
   for (const int err : {EOPNOTSUPP, EINVAL, ENOENT, EPERM}) {
     INFO(err);
-    const auto bytes = Reply().error(kSeq, -err, "not here").bytes();
-    const auto mode = parse_qp_counter_mode_reply(bytes, kSeq);
+    const auto bytes = Reply().error(kQpCounterSeq, -err, "not here").bytes();
+    const auto mode = parse_qp_counter_mode_reply(bytes, kQpCounterSeq);
     REQUIRE_FALSE(mode.ok());
     CHECK(mode.error().code == err);
     CHECK(mode.error().message.find("not here") != std::string::npos);
-    const auto dump = parse_bound_counters_reply(bytes, kSeq);
+    const auto dump = parse_bound_counters_reply(bytes, kQpCounterSeq);
     REQUIRE_FALSE(dump.ok());
     CHECK(dump.error().code == err);
   }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "collector/parse/nldev_parse.h"
+#include "tests/support/netlink_fixture.h"
 #include "tests/unit/netlink/nldev_messages.h"
 
 namespace rdmatop {
@@ -25,7 +26,7 @@ namespace {
 
 using testing::Reply;
 using testing::ResObject;
-constexpr std::uint32_t kSeq = 4242;
+constexpr std::uint32_t kResDumpSeq = 4242;
 
 struct KindInfo {
   NldevResKind kind;
@@ -50,17 +51,10 @@ std::function<void(nlmsghdr*)> objects(const KindInfo& k, const std::vector<ResO
 /// Two messages (the kernel splits a dump when a datagram is full), a kernel user first.
 std::vector<std::uint8_t> good_dump(const KindInfo& k) {
   return Reply()
-      .message(k.cmd, kSeq, objects(k, {{1, 0, "ib_core"}, {17, 812, ""}}))
-      .message(k.cmd, kSeq, objects(k, {{18, 812, ""}, {19, 1500, ""}}))
-      .done(kSeq)
+      .message(k.cmd, kResDumpSeq, objects(k, {{1, 0, "ib_core"}, {17, 812, ""}}))
+      .message(k.cmd, kResDumpSeq, objects(k, {{18, 812, ""}, {19, 1500, ""}}))
+      .done(kResDumpSeq)
       .bytes();
-}
-
-std::vector<std::uint8_t> read_fixture(const std::string& name) {
-  std::ifstream in(std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/netlink/" + name,
-                   std::ios::binary);
-  REQUIRE(in.good());
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace
@@ -88,7 +82,7 @@ TEST_CASE("res dump requests: the kind's command, a dump, the device index", "[n
 TEST_CASE("res dumps: one owner per object over every message", "[nldev][res]") {
   for (const KindInfo& k : kKinds) {
     INFO(to_string(k.kind));
-    auto r = parse_res_dump_reply(k.kind, good_dump(k), kSeq);
+    auto r = parse_res_dump_reply(k.kind, good_dump(k), kResDumpSeq);
     REQUIRE(r.ok());
     const std::vector<NldevResOwner> expected = {
         {3, "rxe0", std::nullopt, "ib_core"},
@@ -101,24 +95,24 @@ TEST_CASE("res dumps: one owner per object over every message", "[nldev][res]") 
 }
 
 TEST_CASE("res dumps: a device without objects answers NLMSG_DONE alone", "[nldev][res]") {
-  auto r = parse_res_dump_reply(NldevResKind::qp, Reply().done(kSeq).bytes(), kSeq);
+  auto r = parse_res_dump_reply(NldevResKind::qp, Reply().done(kResDumpSeq).bytes(), kResDumpSeq);
   REQUIRE(r.ok());
   CHECK(r->empty());
   // An empty table nest (not what the kernel sends, but well-formed) is no objects too.
   auto e = parse_res_dump_reply(
       NldevResKind::qp,
       Reply()
-          .message(RDMA_NLDEV_CMD_RES_QP_GET, kSeq, testing::qp_objects(3, "rxe0", {}))
-          .done(kSeq)
+          .message(RDMA_NLDEV_CMD_RES_QP_GET, kResDumpSeq, testing::qp_objects(3, "rxe0", {}))
+          .done(kResDumpSeq)
           .bytes(),
-      kSeq);
+      kResDumpSeq);
   REQUIRE(e.ok());
   CHECK(e->empty());
 }
 
 TEST_CASE("res dumps: the reply of another kind is rejected", "[nldev][res]") {
   // A CQ message in answer to a QP request: the wrong command, not silently zero QPs.
-  auto r = parse_res_dump_reply(NldevResKind::qp, good_dump(kKinds[1]), kSeq);
+  auto r = parse_res_dump_reply(NldevResKind::qp, good_dump(kKinds[1]), kResDumpSeq);
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == EPROTO);
 }
@@ -126,7 +120,7 @@ TEST_CASE("res dumps: the reply of another kind is rejected", "[nldev][res]") {
 TEST_CASE("res dumps: unknown attributes are ignored at every level", "[nldev][res]") {
   const auto bytes =
       Reply()
-          .message(RDMA_NLDEV_CMD_RES_QP_GET, kSeq,
+          .message(RDMA_NLDEV_CMD_RES_QP_GET, kResDumpSeq,
                    [](nlmsghdr* nlh) {
                      mnl_attr_put_u32(nlh, 1000, 1);  // a message attribute from the future
                      mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, 5);
@@ -141,9 +135,9 @@ TEST_CASE("res dumps: unknown attributes are ignored at every level", "[nldev][r
                      mnl_attr_nest_end(nlh, e);
                      mnl_attr_nest_end(nlh, t);
                    })
-          .done(kSeq)
+          .done(kResDumpSeq)
           .bytes();
-  auto r = parse_res_dump_reply(NldevResKind::qp, bytes, kSeq);
+  auto r = parse_res_dump_reply(NldevResKind::qp, bytes, kResDumpSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 1);
   CHECK((*r)[0] == NldevResOwner{5, "", 77, ""});
@@ -199,7 +193,8 @@ TEST_CASE("res dumps: malformed messages are EPROTO naming the problem", "[nldev
     INFO(c.name);
     auto r = parse_res_dump_reply(
         NldevResKind::qp,
-        Reply().message(RDMA_NLDEV_CMD_RES_QP_GET, kSeq, c.fill).done(kSeq).bytes(), kSeq);
+        Reply().message(RDMA_NLDEV_CMD_RES_QP_GET, kResDumpSeq, c.fill).done(kResDumpSeq).bytes(),
+        kResDumpSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message.find(c.message) != std::string::npos);
@@ -211,18 +206,19 @@ TEST_CASE("res dumps: kernel errors keep their errno", "[nldev][res]") {
   // index (res_get_common_dumpit); EOPNOTSUPP/EPERM from LSMs or policy.
   for (const int e : {EINVAL, EOPNOTSUPP, EPERM, ENODEV}) {
     INFO(e);
-    auto r = parse_res_dump_reply(NldevResKind::mr, Reply().error(kSeq, -e).bytes(), kSeq);
+    auto r =
+        parse_res_dump_reply(NldevResKind::mr, Reply().error(kResDumpSeq, -e).bytes(), kResDumpSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == e);
   }
   // A dump that fails part-way: the errno in NLMSG_DONE wins over the objects before it.
-  auto part = parse_res_dump_reply(
-      NldevResKind::qp,
-      Reply()
-          .message(RDMA_NLDEV_CMD_RES_QP_GET, kSeq, testing::qp_objects(3, "rxe0", {{1, 5, ""}}))
-          .done(kSeq, -EMSGSIZE)
-          .bytes(),
-      kSeq);
+  auto part = parse_res_dump_reply(NldevResKind::qp,
+                                   Reply()
+                                       .message(RDMA_NLDEV_CMD_RES_QP_GET, kResDumpSeq,
+                                                testing::qp_objects(3, "rxe0", {{1, 5, ""}}))
+                                       .done(kResDumpSeq, -EMSGSIZE)
+                                       .bytes(),
+                                   kResDumpSeq);
   REQUIRE_FALSE(part.ok());
   CHECK(part.error().code == EMSGSIZE);
 }
@@ -233,7 +229,7 @@ TEST_CASE("res dumps: every truncation is an error, never a crash", "[nldev][res
     for (std::size_t len = 0; len < good.size(); ++len) {
       INFO(to_string(k.kind) << " truncated to " << len << " of " << good.size());
       const std::vector<std::uint8_t> cut(good.begin(), good.begin() + static_cast<long>(len));
-      auto r = parse_res_dump_reply(k.kind, cut, kSeq);
+      auto r = parse_res_dump_reply(k.kind, cut, kResDumpSeq);
       REQUIRE_FALSE(r.ok());
       CHECK(r.error().code == EPROTO);
     }
@@ -245,21 +241,21 @@ TEST_CASE("res dumps survive damaged lengths and random bytes", "[nldev][res]") 
   for (std::uint32_t len : {0x7fffffffU, 0xffffffffU, 3U}) {
     auto bad = good;
     std::memcpy(bad.data(), &len, sizeof(len));
-    CHECK_FALSE(parse_res_dump_reply(NldevResKind::qp, bad, kSeq).ok());
+    CHECK_FALSE(parse_res_dump_reply(NldevResKind::qp, bad, kResDumpSeq).ok());
   }
   std::mt19937 rng(4242);
   for (int i = 0; i < 3000; ++i) {
     auto bad = good;
     const std::size_t pos = NLMSG_HDRLEN + rng() % (bad.size() - NLMSG_HDRLEN);
     bad[pos] = static_cast<std::uint8_t>(rng());
-    (void)parse_res_dump_reply(NldevResKind::qp, bad, kSeq);  // any outcome but a crash
+    (void)parse_res_dump_reply(NldevResKind::qp, bad, kResDumpSeq);  // any outcome but a crash
   }
 }
 
 TEST_CASE("res dumps: the recorded QP dump of an rxe device", "[nldev][res]") {
   // Written by make_netlink_fixtures.py as nldev.c lays out an rxe QP dump: the kernel's GSI
   // QP (ib_core) and two RC QPs of PID 4321, split over two messages; sequence number 1.
-  auto r = parse_res_dump_reply(NldevResKind::qp, read_fixture("nldev_res_qp_rxe.bin"), 1);
+  auto r = parse_res_dump_reply(NldevResKind::qp, test::netlink_fixture("nldev_res_qp_rxe.bin"), 1);
   REQUIRE(r.ok());
   const std::vector<NldevResOwner> expected = {
       {0, "rxe0", std::nullopt, "ib_core"},
@@ -267,7 +263,8 @@ TEST_CASE("res dumps: the recorded QP dump of an rxe device", "[nldev][res]") {
       {0, "rxe0", 4321, ""},
   };
   CHECK(*r == expected);
-  auto einval = parse_res_dump_reply(NldevResKind::pd, read_fixture("nldev_res_einval.bin"), 1);
+  auto einval =
+      parse_res_dump_reply(NldevResKind::pd, test::netlink_fixture("nldev_res_einval.bin"), 1);
   REQUIRE_FALSE(einval.ok());
   CHECK(einval.error().code == EINVAL);
 }
@@ -294,14 +291,14 @@ TEST_CASE("res dumps: replies captured from a real rxe kernel", "[nldev][res]") 
   };
   for (const auto& c : cases) {
     INFO(c.file);
-    auto r = parse_res_dump_reply(c.kind, read_fixture(c.file), 1);
+    auto r = parse_res_dump_reply(c.kind, test::netlink_fixture(c.file), 1);
     REQUIRE(r.ok());
     auto owners = *r;
     std::sort(owners.begin(), owners.end(), order);
     CHECK(owners == c.owners);
     // Each capture answers its own command only.
     const NldevResKind other = c.kind == NldevResKind::qp ? NldevResKind::cq : NldevResKind::qp;
-    CHECK_FALSE(parse_res_dump_reply(other, read_fixture(c.file), 1).ok());
+    CHECK_FALSE(parse_res_dump_reply(other, test::netlink_fixture(c.file), 1).ok());
   }
 }
 

@@ -19,7 +19,7 @@ using std::chrono::nanoseconds;
 using std::chrono::seconds;
 
 const std::chrono::steady_clock::time_point t0{seconds(1000)};
-constexpr double k2p32 = 4294967296.0;  // 2^32
+constexpr double kTwoTo32 = 4294967296.0;  // 2^32
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -57,32 +57,32 @@ TEST_CASE("compute_rate: every state and edge", "[rates]") {
       // ok
       {"increase", at(100, seconds(0)), at(350, milliseconds(2500)), 0, ten_s, RateState::ok, 100},
       {"unchanged", at(7, seconds(0)), at(7, seconds(1)), 0, ten_s, RateState::ok, 0},
-      {"increase across half modulus", at(k2p32 / 2 - 1, seconds(0)), at(k2p32 / 2 + 1, seconds(1)),
-       k2p32, ten_s, RateState::ok, 2},
+      {"increase across half modulus", at(kTwoTo32 / 2 - 1, seconds(0)),
+       at(kTwoTo32 / 2 + 1, seconds(1)), kTwoTo32, ten_s, RateState::ok, 2},
       // reset
       {"decrease, no modulus", at(100, seconds(0)), at(4, seconds(1)), 0, ten_s, RateState::reset,
        0},
-      {"decrease, small previous (32-bit)", at(1000, seconds(0)), at(4, seconds(1)), k2p32, ten_s,
-       RateState::reset, 0},
-      {"decrease, previous exactly half", at(k2p32 / 2, seconds(0)), at(0, seconds(1)), k2p32,
+      {"decrease, small previous (32-bit)", at(1000, seconds(0)), at(4, seconds(1)), kTwoTo32,
        ten_s, RateState::reset, 0},
-      {"decrease, negative modulus", at(k2p32 - 1, seconds(0)), at(0, seconds(1)), -k2p32, ten_s,
-       RateState::reset, 0},
-      {"decrease, NaN modulus", at(k2p32 - 1, seconds(0)), at(0, seconds(1)), kNaN, ten_s,
+      {"decrease, previous exactly half", at(kTwoTo32 / 2, seconds(0)), at(0, seconds(1)), kTwoTo32,
+       ten_s, RateState::reset, 0},
+      {"decrease, negative modulus", at(kTwoTo32 - 1, seconds(0)), at(0, seconds(1)), -kTwoTo32,
+       ten_s, RateState::reset, 0},
+      {"decrease, NaN modulus", at(kTwoTo32 - 1, seconds(0)), at(0, seconds(1)), kNaN, ten_s,
        RateState::reset, 0},
       {"decrease larger than the modulus", at(250, seconds(0)), at(10, seconds(1)), 100, ten_s,
        RateState::reset, 0},
       // wrap: exact modulus arithmetic
-      {"32-bit wrap", at(k2p32 - 10, seconds(0)), at(5, seconds(1)), k2p32, ten_s, RateState::wrap,
-       15},
-      {"32-bit wrap, previous just above half", at(k2p32 / 2 + 1, seconds(0)), at(0, seconds(1)),
-       k2p32, ten_s, RateState::wrap, k2p32 / 2 - 1},
-      {"32-bit wrap to exactly 0 over 2 s", at(k2p32 - 8, seconds(0)), at(0, seconds(2)), k2p32,
-       ten_s, RateState::wrap, 4},
-      {"32-bit wrap in canonical units (x4)", at(4 * k2p32 - 8, seconds(0)), at(4, seconds(1)),
-       4 * k2p32, ten_s, RateState::wrap, 12},
-      {"sum of two 32-bit counters above the modulus", at(k2p32 + 100, seconds(0)),
-       at(150, seconds(1)), k2p32, ten_s, RateState::wrap, 50},
+      {"32-bit wrap", at(kTwoTo32 - 10, seconds(0)), at(5, seconds(1)), kTwoTo32, ten_s,
+       RateState::wrap, 15},
+      {"32-bit wrap, previous just above half", at(kTwoTo32 / 2 + 1, seconds(0)), at(0, seconds(1)),
+       kTwoTo32, ten_s, RateState::wrap, kTwoTo32 / 2 - 1},
+      {"32-bit wrap to exactly 0 over 2 s", at(kTwoTo32 - 8, seconds(0)), at(0, seconds(2)),
+       kTwoTo32, ten_s, RateState::wrap, 4},
+      {"32-bit wrap in canonical units (x4)", at(4 * kTwoTo32 - 8, seconds(0)), at(4, seconds(1)),
+       4 * kTwoTo32, ten_s, RateState::wrap, 12},
+      {"sum of two 32-bit counters above the modulus", at(kTwoTo32 + 100, seconds(0)),
+       at(150, seconds(1)), kTwoTo32, ten_s, RateState::wrap, 50},
   };
   for (const Case& c : cases) {
     INFO(c.what);
@@ -97,14 +97,14 @@ TEST_CASE("compute_rate: every state and edge", "[rates]") {
 TEST_CASE("compute_rate: 32-bit wrap is exact to the last count", "[rates]") {
   // 0xFFFFFFF0 -> 0x00000010 is 0x20 counts, not 0x20 +- rounding.
   const Rate rate =
-      compute_rate(at(4294967280.0, seconds(0)), at(16, seconds(1)), k2p32, seconds(10));
+      compute_rate(at(4294967280.0, seconds(0)), at(16, seconds(1)), kTwoTo32, seconds(10));
   REQUIRE(rate.state == RateState::wrap);
   CHECK(rate.per_second == 32.0);
 }
 
 TEST_CASE("compute_rate never returns a negative rate", "[rates]") {
-  const double values[] = {0, 1, 1e3, k2p32 / 2, k2p32 - 1, k2p32, 1e15, 1.8e19};
-  const double moduli[] = {0, 256, 65536, k2p32, 4 * k2p32};
+  const double values[] = {0, 1, 1e3, kTwoTo32 / 2, kTwoTo32 - 1, kTwoTo32, 1e15, 1.8e19};
+  const double moduli[] = {0, 256, 65536, kTwoTo32, 4 * kTwoTo32};
   for (const double prev : values) {
     for (const double cur : values) {
       for (const double modulus : moduli) {

@@ -80,9 +80,9 @@ TEST_CASE("readiness text: none read, none found", "[report][processes]") {
 }
 
 TEST_CASE("readiness JSON: processes with their placement per device", "[report][processes]") {
-  const auto json = render_readiness_json(report_of(snapshot_with_processes()));
-  REQUIRE(json["processes"].size() == 2);
-  const auto& app = json["processes"][1];
+  const auto doc = render_readiness_json(report_of(snapshot_with_processes()));
+  REQUIRE(doc["processes"].size() == 2);
+  const auto& app = doc["processes"][1];
   CHECK(app["pid"] == 4321);
   CHECK(app["comm"] == "ib_write_bw");
   CHECK(app["qps"]["mlx5_0"] == 4);
@@ -93,11 +93,12 @@ TEST_CASE("readiness JSON: processes with their placement per device", "[report]
   CHECK(app["cap_ipc_lock"] == false);
   CHECK(app["numa_placement"]["mlx5_0"] == "remote");
   CHECK(app["numa_placement"]["rxe0"].is_null());
-  CHECK(json["processes"][0]["pid"] == 0);
-  CHECK(json["processes"][0]["memlock_soft_bytes"].is_null());
+  CHECK(doc["processes"][0]["pid"] == 0);
+  CHECK(doc["processes"][0]["memlock_soft_bytes"].is_null());
   // The whole report document carries it too.
-  const auto doc = nlohmann::json::parse(render_report_json(report_of(snapshot_with_processes())));
-  CHECK(doc["host_readiness"]["processes"].size() == 2);
+  const auto whole =
+      nlohmann::json::parse(render_report_json(report_of(snapshot_with_processes())));
+  CHECK(whole["host_readiness"]["processes"].size() == 2);
 }
 
 TEST_CASE("exporter: host series (processes) are served with their help", "[exporter]") {

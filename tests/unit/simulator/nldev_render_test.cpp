@@ -17,7 +17,7 @@ using namespace rdmatop::sim;
 
 namespace {
 
-constexpr std::uint32_t kSeq = 9;
+constexpr std::uint32_t kRenderSeq = 9;
 
 HostModel host_with(std::vector<SimProcess> processes) {
   HostModel host = make_host_model(default_host());
@@ -71,7 +71,8 @@ std::pair<int, bool> messages(const std::vector<std::uint8_t>& bytes, std::uint1
 
 TEST_CASE("Simulated nldev device dump: every device, in host order", "[simulator][nldev]") {
   const HostModel host = host_with({});
-  const auto devices = parse_dev_get_reply(render_nldev_devices_reply(host, kSeq), kSeq);
+  const auto devices =
+      parse_dev_get_reply(render_nldev_devices_reply(host, kRenderSeq), kRenderSeq);
   REQUIRE(devices.ok());
   REQUIRE(devices->size() == host.ports.size());
   for (std::uint32_t i = 0; i < devices->size(); ++i) {
@@ -81,7 +82,8 @@ TEST_CASE("Simulated nldev device dump: every device, in host order", "[simulato
     CHECK((*devices)[i].protocol == "roce");
   }
   // A reply for another request is refused by the parser, not mistaken for this one.
-  CHECK_FALSE(parse_dev_get_reply(render_nldev_devices_reply(host, kSeq), kSeq + 1).ok());
+  CHECK_FALSE(
+      parse_dev_get_reply(render_nldev_devices_reply(host, kRenderSeq), kRenderSeq + 1).ok());
 }
 
 TEST_CASE("Simulated resource dumps name ib_core and the processes on their devices",
@@ -104,8 +106,8 @@ TEST_CASE("Simulated resource dumps name ib_core and the processes on their devi
   };
   for (const Row& row : rows) {
     INFO(to_string(row.kind) << " of device " << row.dev);
-    const auto bytes = render_nldev_res_reply(host, row.kind, row.dev, kSeq);
-    const auto parsed = parse_res_dump_reply(row.kind, bytes, kSeq);
+    const auto bytes = render_nldev_res_reply(host, row.kind, row.dev, kRenderSeq);
+    const auto parsed = parse_res_dump_reply(row.kind, bytes, kRenderSeq);
     REQUIRE(parsed.ok());
     CHECK(owners(*parsed) == row.expected);
     for (const auto& o : *parsed) CHECK(o.dev_name == host.ports[row.dev].spec.device);
@@ -115,12 +117,12 @@ TEST_CASE("Simulated resource dumps name ib_core and the processes on their devi
 TEST_CASE("A large dump spans several messages, nests unflagged as nldev sends them",
           "[simulator][nldev]") {
   const HostModel host = host_with({process(300, {"bnxt_re0"}, 70)});
-  const auto bytes = render_nldev_res_reply(host, NldevResKind::qp, 2, kSeq);
+  const auto bytes = render_nldev_res_reply(host, NldevResKind::qp, 2, kRenderSeq);
   const auto [count, flagged] = messages(bytes, static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(
                                                     RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET)));
   CHECK(count == 3);  // 71 objects, 32 per message
   CHECK_FALSE(flagged);
-  const auto parsed = parse_res_dump_reply(NldevResKind::qp, bytes, kSeq);
+  const auto parsed = parse_res_dump_reply(NldevResKind::qp, bytes, kRenderSeq);
   REQUIRE(parsed.ok());
   CHECK(owners(*parsed) == std::map<std::string, int>{{"[ib_core]", 1}, {"300", 70}});
 }
@@ -148,23 +150,23 @@ TEST_CASE("Simulated QP counters: auto mode by PID where a process has a share, 
   host.ports[1].counters["ack_timeouts"] = 1000;
   host.ports[1].counters["out_of_sequence"] = 400;
 
-  const auto mode =
-      parse_qp_counter_mode_reply(render_nldev_qp_counter_mode_reply(host, 1, kSeq), kSeq);
+  const auto mode = parse_qp_counter_mode_reply(
+      render_nldev_qp_counter_mode_reply(host, 1, kRenderSeq), kRenderSeq);
   REQUIRE(mode.ok());
   CHECK(mode->dev_name == "mlx5_1");
   CHECK(mode->mode == QpCounterMode{1, 2});
-  const auto none =
-      parse_qp_counter_mode_reply(render_nldev_qp_counter_mode_reply(host, 0, kSeq), kSeq);
+  const auto none = parse_qp_counter_mode_reply(
+      render_nldev_qp_counter_mode_reply(host, 0, kRenderSeq), kRenderSeq);
   REQUIRE(none.ok());
   CHECK(none->mode == QpCounterMode{0, 0});
 
-  const auto bytes = render_nldev_bound_counters_reply(host, 1, kSeq);
+  const auto bytes = render_nldev_bound_counters_reply(host, 1, kRenderSeq);
   // The table and its entries without NLA_F_NESTED (res_get_common_dumpit).
   const auto [count, flagged] = messages(
       bytes, static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_STAT_GET)));
   CHECK(count == 1);
   CHECK_FALSE(flagged);
-  const auto bound = parse_bound_counters_reply(bytes, kSeq);
+  const auto bound = parse_bound_counters_reply(bytes, kRenderSeq);
   REQUIRE(bound.ok());
   REQUIRE(bound->size() == 2);
   const BoundCounter& a = (*bound)[0].counter;
@@ -178,8 +180,8 @@ TEST_CASE("Simulated QP counters: auto mode by PID where a process has a share, 
   CHECK(b.hw_counters.at("local_ack_timeout_err") == 250);  // the rest, for the one without
   CHECK(a.hw_counters.at("out_of_sequence") == 300);
   // A port without auto mode has nothing bound: NLMSG_DONE alone.
-  const auto empty =
-      parse_bound_counters_reply(render_nldev_bound_counters_reply(host, 0, kSeq), kSeq);
+  const auto empty = parse_bound_counters_reply(
+      render_nldev_bound_counters_reply(host, 0, kRenderSeq), kRenderSeq);
   REQUIRE(empty.ok());
   CHECK(empty->empty());
 }

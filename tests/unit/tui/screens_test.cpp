@@ -2,11 +2,13 @@
 #include <catch2/catch.hpp>
 
 #include "tests/support/probe_samples.h"
+#include "tests/support/text_search.h"
 #include "tests/unit/tui/tui_test_support.h"
 #include "tui/probe_panel.h"
 #include "tui/screens.h"
 
 using namespace rdmatop;
+using rdmatop::test::contains;
 using namespace rdmatop::tui;
 using rdmatop::tui_test::add_port;
 using rdmatop::tui_test::make_finding;
@@ -37,14 +39,10 @@ std::string text_of(const Frame& frame) {
   return frame_text(frame, 1000);
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
 }  // namespace
 
 TEST_CASE("header names the source, shows a failing source and the pause state", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1e9));
   UiState state;
   state.paused = true;
@@ -61,7 +59,7 @@ TEST_CASE("header names the source, shows a failing source and the pause state",
 }
 
 TEST_CASE("a long source path is elided from the left; the state markers stay on screen", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1e9));
   UiState state;
   state.paused = true;
@@ -85,7 +83,7 @@ TEST_CASE("elide_left keeps the end and marks the cut", "[tui]") {
 }
 
 TEST_CASE("batch frame: all ports and findings with evidence, no key bar", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1e9));
   UiState state;
   const std::string text = text_of(render_frame(h, state, FrameContext{}));
@@ -99,7 +97,7 @@ TEST_CASE("batch frame: all ports and findings with evidence, no key bar", "[tui
 }
 
 TEST_CASE("interactive frame fills exactly the terminal, cursor marked", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1e9));
   UiState state;
   FrameContext ctx;
@@ -114,7 +112,7 @@ TEST_CASE("interactive frame fills exactly the terminal, cursor marked", "[tui]"
 }
 
 TEST_CASE("detail view: PFC table, GIDs, raw counters, sparklines", "[tui]") {
-  History h;
+  tui::History h;
   for (double rx : {0.0, 5e8, 1e9}) h.push(busy_report(rx));
   UiState state;
   state.view = View::detail;
@@ -136,7 +134,7 @@ TEST_CASE("detail view: PFC table, GIDs, raw counters, sparklines", "[tui]") {
 }
 
 TEST_CASE("detail view scrolls and the scroll is clamped", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1));
   UiState state;
   state.view = View::detail;
@@ -151,7 +149,7 @@ TEST_CASE("detail view scrolls and the scroll is clamped", "[tui]") {
 }
 
 TEST_CASE("help lists every key binding", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1));
   UiState state;
   state.view = View::help;
@@ -163,7 +161,7 @@ TEST_CASE("help lists every key binding", "[tui]") {
 }
 
 TEST_CASE("the filter hides non-matching ports and findings", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1));
   UiState state;
   state.filter = "mlx5_1";
@@ -174,7 +172,7 @@ TEST_CASE("the filter hides non-matching ports and findings", "[tui]") {
 }
 
 TEST_CASE("cursors are clamped when the rows shrink", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1));
   UiState state;
   state.port_cursor = 7;
@@ -185,7 +183,7 @@ TEST_CASE("cursors are clamped when the rows shrink", "[tui]") {
 }
 
 TEST_CASE("a narrow terminal drops the least telling port columns first", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1e9));
   UiState state;
   FrameContext ctx;
@@ -206,7 +204,7 @@ TEST_CASE("finding text wraps at the terminal width instead of running off", "[t
   r.findings[0].annotations = {
       {"summary", "short"},
       {"remediation", "check the host receive path and the switch watchdog configuration now"}};
-  History h;
+  tui::History h;
   h.push(std::make_shared<const Report>(r));
   UiState state;
   state.panel = Panel::findings;
@@ -221,7 +219,7 @@ TEST_CASE("finding text wraps at the terminal width instead of running off", "[t
 }
 
 TEST_CASE("probe panel: streams with RTTs, loss, the TCP baseline and a down target", "[tui]") {
-  History h;
+  tui::History h;
   h.push(std::make_shared<const Report>(test::two_probe_ticks()));
   UiState state;
   const std::string text = text_of(render_frame(h, state, FrameContext{}));
@@ -250,7 +248,7 @@ TEST_CASE("probe panel: streams with RTTs, loss, the TCP baseline and a down tar
 }
 
 TEST_CASE("no prober, no probe panel", "[tui]") {
-  History h;
+  tui::History h;
   h.push(busy_report(1e9));
   UiState state;
   CHECK_FALSE(contains(text_of(render_frame(h, state, FrameContext{})), "PROBES"));

@@ -215,7 +215,7 @@ TEST_CASE("sparkline ASCII fallback is pure ASCII", "[tui]") {
 }
 
 TEST_CASE("history keeps a bounded window, oldest first", "[tui]") {
-  History h(2);
+  tui::History h(2);
   CHECK(h.latest() == nullptr);
   auto a = std::make_shared<const Report>();
   auto b = std::make_shared<const Report>();
