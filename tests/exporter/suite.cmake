@@ -31,3 +31,8 @@ set_tests_properties(exporter.fleet PROPERTIES LABELS exporter SKIP_RETURN_CODE 
 # The documented TLS recipe: stunnel in front of the exporter, Prometheus over https.
 add_test(NAME exporter.tls_proxy COMMAND ${_exporter_dir}/tls_proxy_test.sh $<TARGET_FILE:rdmatop>)
 set_tests_properties(exporter.tls_proxy PROPERTIES LABELS exporter SKIP_RETURN_CODE 77 TIMEOUT 300)
+# The /metrics exposition per fixture host against its golden (RDMATOP_UPDATE_GOLDEN=1 updates).
+add_test(NAME exporter.metrics_golden
+         COMMAND ${_exporter_dir}/metrics_golden_test.sh $<TARGET_FILE:rdmatop>)
+set_tests_properties(exporter.metrics_golden PROPERTIES LABELS exporter SKIP_RETURN_CODE 77
+                     TIMEOUT 120)
