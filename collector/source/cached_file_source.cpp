@@ -19,7 +19,7 @@
 namespace rdmatop {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using CacheClock = std::chrono::steady_clock;
 
 // kernfs answers a read of an open attribute whose node was removed with ENODEV
 // (fs/kernfs/file.c: kernfs_get_active fails in kernfs_fop_read_iter); NFS-style trees give
@@ -48,27 +48,27 @@ bool under(std::string_view path, std::string_view prefix) {
 template <class T>
 struct Timed {
   T value;
-  Clock::time_point read_at;
+  CacheClock::time_point read_at;
 };
 
 constexpr std::uint32_t kWatchMask = IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
                                      IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
 
-class Cache final : public CachedFileSource {
+class CachedDirectorySource final : public CachedFileSource {
  public:
-  Cache(std::string root, FileCacheOptions options)
+  CachedDirectorySource(std::string root, FileCacheOptions options)
       : root_(normalize_root(std::move(root))),
         options_(std::move(options)),
         inner_(make_directory_file_source(root_, options_.max_read_size)) {
-    if (!options_.clock) options_.clock = [] { return Clock::now(); };
+    if (!options_.clock) options_.clock = [] { return CacheClock::now(); };
     if (!options_.pread)
       options_.pread = [](int fd, void* buf, std::size_t n, off_t off) {
         return ::pread(fd, buf, n, off);
       };
   }
-  Cache(const Cache&) = delete;
-  Cache& operator=(const Cache&) = delete;
-  ~Cache() override {
+  CachedDirectorySource(const CachedDirectorySource&) = delete;
+  CachedDirectorySource& operator=(const CachedDirectorySource&) = delete;
+  ~CachedDirectorySource() override {
     for (const auto& [path, fd] : held_) ::close(fd);
     if (inotify_fd_ >= 0) ::close(inotify_fd_);
   }
@@ -199,7 +199,7 @@ class Cache final : public CachedFileSource {
   };
 
   template <class T>
-  bool fresh(const Timed<T>& entry, Clock::time_point now) const {
+  bool fresh(const Timed<T>& entry, CacheClock::time_point now) const {
     return now - entry.read_at < options_.refresh_period;
   }
 
@@ -358,7 +358,7 @@ class Cache final : public CachedFileSource {
 
 std::unique_ptr<CachedFileSource> make_cached_file_source(std::string root,
                                                           FileCacheOptions options) {
-  return std::make_unique<Cache>(std::move(root), std::move(options));
+  return std::make_unique<CachedDirectorySource>(std::move(root), std::move(options));
 }
 
 }  // namespace rdmatop

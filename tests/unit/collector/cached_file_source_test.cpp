@@ -170,9 +170,9 @@ TEST_CASE("a static value is served from memory with its age until it changes",
 }
 
 /// Counts what a collection asks of its sysfs source, forwarding to the real one.
-class CountingSource final : public FileSource {
+class CountingFileSource final : public FileSource {
  public:
-  explicit CountingSource(const FileSource& inner) : inner_(inner) {}
+  explicit CountingFileSource(const FileSource& inner) : inner_(inner) {}
   Result<std::string> read(std::string_view p) const override { return inner_.read(p); }
   Result<std::vector<std::string>> list(std::string_view p) const override {
     return inner_.list(p);
@@ -207,7 +207,7 @@ TEST_CASE("the second collection of the mlx5 fixture costs one pread per polled 
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
   const auto plain = make_directory_file_source((tree.root() / "sys").string());
   const auto cached = make_cached_file_source((tree.root() / "sys").string());
-  const CountingSource counting(*cached);
+  const CountingFileSource counting(*cached);
   auto ethtool = make_dump_ethtool_source((tree.root() / "no-ethtool").string());
   const CollectContext plain_ctx{*plain, *ethtool, DeviceFilter{}};
   const CollectContext cached_ctx{counting, *ethtool, DeviceFilter{}};
