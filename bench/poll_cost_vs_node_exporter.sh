@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# The poll cost of a 64-port host (issue #7): CPU per poll of `rdmatop exporter` against
-# node_exporter's infiniband + netclass collectors on the same synthetic sysfs tree
-# (bench/make_synthetic_tree.py: N copies of the mlx5 fixture's busy port), both measured in
-# the same time window, as user + system CPU of each process (/proc/PID/stat), so a loaded
-# machine slows both without inflating either's CPU.
+# The poll cost of an N-port host (issues #7, #18): CPU of `rdmatop exporter` against
+# node_exporter on the same synthetic sysfs tree (bench/make_synthetic_tree.py: N copies of the
+# mlx5 fixture's busy port), both measured in the same time window, as user + system CPU of each
+# process (/proc/PID/stat), so a loaded machine slows both without inflating either's CPU.
 # A poll is one rdmatop collection (read sysfs + ethtool dumps, normalize, rules, report; its
 # scrapes serve that result), and one node_exporter scrape (node_exporter reads sysfs on each
 # scrape). rdmatop is run twice: with the built-in rules, and with --no-builtin-rules to show
 # what reading and normalizing alone cost.
-# Usage: bench/poll_cost_vs_node_exporter.sh BUILD_DIR [PORTS] [SECONDS]
+# Then, with the CPU window closed, `strace -c -f` is attached to the rules-less rdmatop for
+# STRACE_SECONDS and the system calls it made are printed per collection (openat, read, pread64,
+# getdents64, close, all), next to node_exporter's per scrape.
+# Usage: bench/poll_cost_vs_node_exporter.sh BUILD_DIR [PORTS] [SECONDS] [INTERVAL]
+#   INTERVAL: rdmatop's --interval and the pause between node_exporter scrapes; "0.2" (the
+#   default) collects 5 times a second and scrapes node_exporter back to back.
+# Environment: NE_COLLECTORS (default "infiniband netclass"), STRACE_SECONDS (default 5, 0 = no
+#   strace phase).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
 need curl
@@ -17,6 +23,9 @@ need prometheus-node-exporter
 build=${1:?build dir}
 ports=${2:-64}
 seconds=${3:-30}
+interval=${4:-0.2}
+ne_collectors=${NE_COLLECTORS:-infiniband netclass}
+strace_seconds=${STRACE_SECONDS:-5}
 tree="$work/host$ports"
 python3 "$repo/bench/make_synthetic_tree.py" "$tree" "$ports" || fail "tree generator"
 hz=$(getconf CLK_TCK)
@@ -27,13 +36,15 @@ cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 collections() { get "$1" /metrics | awk '/^rdmatop_collections_total / { print $2 }'; }
 samples() { get "$1" /metrics | grep -vc '^#'; }
 
-start_exporter "$build/bin/rdmatop" "$tree" --interval 0.2
+start_exporter "$build/bin/rdmatop" "$tree" --interval "$interval"
 full_port=$exporter_port full_pid=${pids[-1]}
-start_exporter "$build/bin/rdmatop" "$tree" --interval 0.2 --no-builtin-rules
+start_exporter "$build/bin/rdmatop" "$tree" --interval "$interval" --no-builtin-rules
 lean_port=$exporter_port lean_pid=${pids[-1]}
 ne_port=$(free_port) || fail "no free port"
+ne_flags=()
+for c in $ne_collectors; do ne_flags+=("--collector.$c"); done
 prometheus-node-exporter --path.sysfs="$tree/sys" --collector.disable-defaults \
-  --collector.infiniband --collector.netclass --web.listen-address="127.0.0.1:$ne_port" \
+  "${ne_flags[@]}" --web.listen-address="127.0.0.1:$ne_port" \
   >"$work/node_exporter.log" 2>&1 &
 pids+=($!)
 ne_pid=$!
@@ -48,10 +59,18 @@ full_c0=$(collections "$full_port") full_t0=$(cpu_ticks "$full_pid")
 lean_c0=$(collections "$lean_port") lean_t0=$(cpu_ticks "$lean_pid")
 ne_t0=$(cpu_ticks "$ne_pid")
 ne_scrapes=0
+pause=0
+[ "$interval" != "0.2" ] && pause=$interval
 end=$((SECONDS + seconds))
 while [ "$SECONDS" -lt "$end" ]; do
   curl -sS --fail -o /dev/null "http://127.0.0.1:$ne_port/metrics" || fail "node_exporter scrape"
   ne_scrapes=$((ne_scrapes + 1))
+  if [ "$pause" != 0 ]; then
+    # Prometheus scrapes both at the interval: rdmatop serves its latest collection.
+    curl -sS --fail -o /dev/null "http://127.0.0.1:$full_port/metrics" || fail "rdmatop scrape"
+    curl -sS --fail -o /dev/null "http://127.0.0.1:$lean_port/metrics" || fail "rdmatop scrape"
+    sleep "$pause"
+  fi
 done
 ne_t1=$(cpu_ticks "$ne_pid")
 full_t1=$(cpu_ticks "$full_pid") full_c1=$(collections "$full_port")
@@ -63,14 +82,44 @@ full_ms=$(per_poll $((full_t1 - full_t0)) $((full_c1 - full_c0)))
 lean_ms=$(per_poll $((lean_t1 - lean_t0)) $((lean_c1 - lean_c0)))
 ne_ms=$(per_poll $((ne_t1 - ne_t0)) "$ne_scrapes")
 echo "synthetic host: $ports mlx5 ports ($(find "$tree" -type f | wc -l) files)," \
-  "${seconds} s window, CPU (user + system) of each process," \
+  "${seconds} s window, interval $interval s, CPU (user + system) of each process," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'rdmatop exporter:                    %5d polls, %8s ms CPU per poll, %6s samples served\n' \
   $((full_c1 - full_c0)) "$full_ms" "$(samples "$full_port")"
 printf 'rdmatop exporter --no-builtin-rules: %5d polls, %8s ms CPU per poll, %6s samples served\n' \
   $((lean_c1 - lean_c0)) "$lean_ms" "$(samples "$lean_port")"
-printf 'node_exporter infiniband + netclass: %5d polls, %8s ms CPU per poll, %6s samples served\n' \
-  "$ne_scrapes" "$ne_ms" "$(samples "$ne_port")"
+printf 'node_exporter %-22s %5d polls, %8s ms CPU per poll, %6s samples served\n' \
+  "$ne_collectors:" "$ne_scrapes" "$ne_ms" "$(samples "$ne_port")"
 awk -v a="$full_ms" -v b="$lean_ms" -v c="$ne_ms" 'BEGIN {
   printf "CPU per poll ratio rdmatop/node_exporter: %.2f (with rules), %.2f (without)\n",
     a / c, b / c }'
+
+[ "$strace_seconds" = 0 ] && exit 0
+command -v strace >/dev/null || { echo "no strace: system calls not counted"; exit 0; }
+# strace_counts PID SECONDS OUT: `strace -c -f` attached for SECONDS (its summary in OUT).
+strace_counts() {
+  timeout -s INT "$2" strace -c -f -q -o "$3" -p "$1" 2>/dev/null || true
+}
+# calls FILE SYSCALL: the number of calls of SYSCALL in an strace -c summary ("total" for all).
+calls() { awk -v s="$2" '$NF == s { print ($4 ~ /^[0-9]+$/) ? $4 : $3; f = 1 } END { if (!f) print 0 }' "$1"; }
+c0=$(collections "$lean_port")
+strace_counts "$lean_pid" "$strace_seconds" "$work/strace.rdmatop"
+c1=$(collections "$lean_port")
+n=$((c1 - c0))
+( end=$((SECONDS + strace_seconds))
+  while [ "$SECONDS" -lt "$end" ]; do
+    curl -sS --fail -o /dev/null "http://127.0.0.1:$ne_port/metrics"
+    echo x
+    [ "$pause" != 0 ] && sleep "$pause"
+  done >"$work/ne_scrapes" ) &
+scraper=$!
+strace_counts "$ne_pid" "$strace_seconds" "$work/strace.ne"
+wait "$scraper"
+m=$(wc -l <"$work/ne_scrapes")
+per() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b ? a / b : 0 }'; }
+echo "system calls (strace -c -f, ${strace_seconds} s): rdmatop --no-builtin-rules per collection" \
+  "($n collections, includes its scrapes), node_exporter per scrape ($m scrapes)"
+for s in openat read pread64 getdents64 close total; do
+  printf '  %-10s rdmatop %7s   node_exporter %7s\n' "$s" \
+    "$(per "$(calls "$work/strace.rdmatop" "$s")" "$n")" "$(per "$(calls "$work/strace.ne" "$s")" "$m")"
+done

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <iostream>
 
+#include "collector/source/cached_file_source.h"
 #include "exporters/recording/recording_provider.h"
 
 namespace rdmatop {
@@ -48,6 +49,13 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
   command.add_option("--procfs-root", options.procfs_root,
                      "Root of the procfs tree for host readiness (RDMA processes, interrupts); "
                      "default /proc when --sysfs-root is /sys, none otherwise");
+  command
+      .add_option("--file-cache", options.file_cache,
+                  "on: keep sysfs counter files open (one pread per value and tick) and read "
+                  "GIDs, identity and links again only on change or every 60 s; off: open and "
+                  "read every file every tick")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
 }
 
 void add_rule_options(CLI::App& command, RuleOptions& options) {
@@ -84,7 +92,9 @@ std::string replay_label(const std::vector<std::string>& paths) {
 }
 
 HostSources::HostSources(const SourceOptions& options)
-    : sysfs_(make_directory_file_source(options.sysfs_root)),
+    : sysfs_(options.file_cache == "off"
+                 ? make_directory_file_source(options.sysfs_root)
+                 : std::unique_ptr<FileSource>(make_cached_file_source(options.sysfs_root))),
       filter_{options.devices, options.exclude_devices} {
   const bool live_host = options.sysfs_root == "/sys" || options.sysfs_root == "/sys/";
   if (!options.ethtool_dir.empty()) {

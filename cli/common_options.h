@@ -22,6 +22,7 @@ struct SourceOptions {
   std::vector<std::string> exclude_devices;
   std::string counters = "auto";  ///< --counters: auto | netlink | sysfs
   std::string procfs_root;        ///< --procfs-root; empty: /proc on the live host, none otherwise
+  std::string file_cache = "on";  ///< --file-cache: on (make_cached_file_source) | off
 };
 
 void add_source_options(CLI::App& command, SourceOptions& options);

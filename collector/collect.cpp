@@ -38,6 +38,7 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   snap.wall = std::chrono::system_clock::now();
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) == 0) snap.hostname = host.data();
+  ctx.sysfs.begin_pass();
   const RdmaDeviceList devices = list_rdma_devices(ctx);
   collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, devices));
   collect_netdev_sysfs(ctx, snap);

@@ -54,7 +54,7 @@ std::optional<NetdevSample> read_netdev(const FileSource& fs, const std::string&
     return std::nullopt;
   }
   const std::string base = "class/net/" + name;
-  if (const auto listing = fs.list(base); !listing) {
+  if (const auto listing = fs.list_static(base); !listing) {
     status = timer.finish(SourceState::error, "netdev not found (" + listing.error().message + ")");
     return std::nullopt;
   }
@@ -76,9 +76,11 @@ std::optional<NetdevSample> read_netdev(const FileSource& fs, const std::string&
   // carrier_changes appeared in Linux 3.15; older kernels simply lack it.
   out.carrier_changes = reader.read_u64("carrier_changes", Presence::optional);
   read_speed(reader, out);
-  if (auto address = reader.read_text("address", Presence::required)) {
+  if (auto address =
+          reader.read_text("address", Presence::required, SysfsObjectReader::Refresh::on_change)) {
     out.address = std::move(*address);
   }
+  out.static_age = reader.static_age();
   if (reader.read_counters("statistics", out.statistics) == DirOutcome::absent) {
     log.note("no statistics/ directory");
   }

@@ -87,13 +87,13 @@ SourceStatus read_device(RdmaNetlinkSource& netlink, const NldevDevice& device, 
 /// CPU -> NUMA node from devices/system/node/node<N>/cpulist; empty without NUMA information.
 std::map<std::uint32_t, std::int32_t> cpu_nodes(const FileSource& sysfs) {
   std::map<std::uint32_t, std::int32_t> out;
-  auto names = sysfs.list("devices/system/node");
+  auto names = sysfs.list_static("devices/system/node");
   if (!names) return out;
   for (const std::string& name : *names) {
     if (!name.starts_with("node")) continue;
     auto node = parse_index_name(std::string_view(name).substr(4));
     if (!node) continue;
-    auto text = sysfs.read("devices/system/node/" + name + "/cpulist");
+    auto text = sysfs.read_static("devices/system/node/" + name + "/cpulist");
     if (!text) continue;
     auto cpus = parse_cpu_list(*text);
     if (!cpus) continue;

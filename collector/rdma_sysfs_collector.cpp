@@ -20,6 +20,7 @@ namespace {
 
 using Presence = SysfsObjectReader::Presence;
 using DirOutcome = SysfsObjectReader::DirOutcome;
+using Refresh = SysfsObjectReader::Refresh;
 
 constexpr std::string_view class_dir = "class/infiniband";
 constexpr std::string_view kSysfsSource = "sysfs";
@@ -130,7 +131,9 @@ void read_state_files(SysfsObjectReader& port, PortSample& out) {
     }
     out.rate_text = std::move(*rate);
   }
-  if (auto layer = port.read_text("link_layer", Presence::required)) out.link_layer = *layer;
+  if (auto layer = port.read_text("link_layer", Presence::required, Refresh::on_change)) {
+    out.link_layer = *layer;
+  }
 }
 
 // The GID table: gids/<i>, gid_attrs/types/<i>, gid_attrs/ndevs/<i>. Tables have up to
@@ -160,7 +163,7 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
 
   for (const auto& [index, name] : slots) {
     const std::string gid_file = join_path("gids", *name);
-    const auto text = port.read(gid_file, Presence::required);
+    const auto text = port.read(gid_file, Presence::required, Refresh::on_change);
     if (port.vanished()) return;
     if (!text) {
       whole = false;
@@ -177,7 +180,7 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
     // An unpopulated (or just-deleted) slot fails with EINVAL (core/sysfs.c
     // show_port_gid_attr_gid_type via rdma_get_gid_attr): not an entry, not a problem.
     const std::string type_file = join_path("gid_attrs/types", *name);
-    auto type = port.read_raw(type_file);
+    auto type = port.read_raw(type_file, Refresh::on_change);
     if (!type && type.error().code == EINVAL) continue;
     GidEntry entry{index, *gid, {}, {}};
     if (type) {
@@ -195,7 +198,7 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
 
     // EINVAL here means the GID has no netdev (an InfiniBand port): empty, not a problem.
     const std::string ndev_file = join_path("gid_attrs/ndevs", *name);
-    const auto ndev = port.read_raw(ndev_file);
+    const auto ndev = port.read_raw(ndev_file, Refresh::on_change);
     if (ndev) {
       auto ifname = parse_text_attribute(*ndev);
       if (ifname && is_valid_netdev_name(*ifname)) {
@@ -211,6 +214,7 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
     out.gids.push_back(std::move(entry));
   }
   out.gid_table_read = whole;
+  out.gid_table_age = port.static_age();
 }
 
 /// `served`: the port's hw counters as RDMA netlink gave them, if it did.
@@ -274,7 +278,7 @@ class DeviceCollector {
 
  private:
   void read_identity(DeviceSample& out) {
-    if (const auto text = device_.read("node_type", Presence::required)) {
+    if (const auto text = device_.read("node_type", Presence::required, Refresh::on_change)) {
       const auto parsed = parse_node_type(*text);
       if (parsed) {
         out.node_type = parsed->name;
@@ -293,9 +297,12 @@ class DeviceCollector {
         {"hw_rev", &out.hw_rev},
     };
     for (const auto& [file, field] : text_files) {
-      if (auto text = device_.read_text(file, Presence::optional)) *field = std::move(*text);
+      if (auto text = device_.read_text(file, Presence::optional, Refresh::on_change)) {
+        *field = std::move(*text);
+      }
     }
     read_parent(out);
+    out.static_age = device_.static_age();
   }
 
   // `device` links the ib_device to its parent bus device (absent for virtual devices).
@@ -309,7 +316,7 @@ class DeviceCollector {
         // An auxiliary parent ("ice.roce.0") sits under the PCI function; the class link's
         // target is the full /sys/devices path, which names it. Best effort: a fixture tree
         // may hold a plain directory there, and a vanished device shows in the reads after.
-        if (const auto self = fs_.read_link(base_)) {
+        if (const auto self = fs_.read_link_static(base_)) {
           const std::string_view pci = last_pci_component(*self);
           if (!pci.empty()) out.pci_address = std::string(pci);
         }

@@ -3,6 +3,7 @@
 // listed in the PCI function's `msi_irqs/`, counted in /proc/interrupts summed over CPUs). Virtual
 // devices (rxe) have neither and are skipped. One status "readiness"/<device>: ok when both were
 // read (IRQs only when a procfs root is available); no_data with the reason otherwise.
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <string>
@@ -20,7 +21,8 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out) {
     // The device link leads to the PCI function on the live host and in fixture trees alike.
     const std::string pci = "class/infiniband/" + device.name + "/device/";
     std::string note;
-    if (auto text = ctx.sysfs.read(pci + "numa_node"); text.ok()) {
+    std::chrono::nanoseconds age{0};
+    if (auto text = ctx.sysfs.read_static(pci + "numa_node", &age); text.ok()) {
       if (auto node = parse_numa_node(*text); node.ok()) {
         device.numa_node = *node;
       } else {
@@ -29,7 +31,8 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out) {
     } else {
       note = "numa_node: " + text.error().message;
     }
-    auto irqs = ctx.sysfs.list(pci + "msi_irqs");
+    device.static_age = std::max(device.static_age, age);
+    auto irqs = ctx.sysfs.list_static(pci + "msi_irqs");
     if (!irqs) {
       note += (note.empty() ? "" : "; ") + std::string("msi_irqs: ") + irqs.error().message;
     } else if (ctx.procfs == nullptr) {

@@ -1,5 +1,6 @@
 #include "collector/sysfs_object_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "collector/parse/sysfs_parse.h"
@@ -86,13 +87,22 @@ void SysfsObjectReader::record_parse_error(std::string_view rel, const Error& er
   log_.error(std::string(rel) + ": " + error.message);
 }
 
-Result<std::string> SysfsObjectReader::read_raw(std::string_view rel) const {
-  return fs_.read(path(rel));
+Result<std::string> SysfsObjectReader::fetch(std::string_view rel, Refresh refresh) {
+  if (refresh == Refresh::every_pass) return fs_.read_polled(path(rel));
+  std::chrono::nanoseconds age{0};
+  auto content = fs_.read_static(path(rel), &age);
+  static_age_ = std::max(static_age_, age);
+  return content;
 }
 
-std::optional<std::string> SysfsObjectReader::read(std::string_view rel, Presence presence) {
+Result<std::string> SysfsObjectReader::read_raw(std::string_view rel, Refresh refresh) {
+  return fetch(rel, refresh);
+}
+
+std::optional<std::string> SysfsObjectReader::read(std::string_view rel, Presence presence,
+                                                   Refresh refresh) {
   if (vanished_) return std::nullopt;
-  auto content = fs_.read(path(rel));
+  auto content = fetch(rel, refresh);
   if (!content) {
     record(rel, content.error(), presence);
     return std::nullopt;
@@ -100,8 +110,9 @@ std::optional<std::string> SysfsObjectReader::read(std::string_view rel, Presenc
   return std::move(content).value();
 }
 
-std::optional<std::string> SysfsObjectReader::read_text(std::string_view rel, Presence presence) {
-  const auto content = read(rel, presence);
+std::optional<std::string> SysfsObjectReader::read_text(std::string_view rel, Presence presence,
+                                                        Refresh refresh) {
+  const auto content = read(rel, presence, refresh);
   if (!content) return std::nullopt;
   auto text = parse_text_attribute(*content);
   if (!text) {
@@ -111,8 +122,9 @@ std::optional<std::string> SysfsObjectReader::read_text(std::string_view rel, Pr
   return std::move(text).value();
 }
 
-std::optional<std::uint64_t> SysfsObjectReader::read_u64(std::string_view rel, Presence presence) {
-  const auto content = read(rel, presence);
+std::optional<std::uint64_t> SysfsObjectReader::read_u64(std::string_view rel, Presence presence,
+                                                         Refresh refresh) {
+  const auto content = read(rel, presence, refresh);
   if (!content) return std::nullopt;
   const auto value = parse_counter_value(*content);
   if (!value) {
@@ -125,7 +137,7 @@ std::optional<std::uint64_t> SysfsObjectReader::read_u64(std::string_view rel, P
 std::optional<std::vector<std::string>> SysfsObjectReader::list(std::string_view rel,
                                                                 Presence presence) {
   if (vanished_) return std::nullopt;
-  auto names = fs_.list(path(rel));
+  auto names = fs_.list_static(path(rel));
   if (!names) {
     record(rel, names.error(), presence);
     return std::nullopt;
@@ -135,7 +147,7 @@ std::optional<std::vector<std::string>> SysfsObjectReader::list(std::string_view
 
 std::optional<std::string> SysfsObjectReader::read_link(std::string_view rel) {
   if (vanished_) return std::nullopt;
-  auto target = fs_.read_link(path(rel));
+  auto target = fs_.read_link_static(path(rel));
   if (!target) {
     record(rel, target.error(), Presence::optional);
     return std::nullopt;
@@ -146,7 +158,7 @@ std::optional<std::string> SysfsObjectReader::read_link(std::string_view rel) {
 SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view dir,
                                                                CounterMap& out) {
   if (vanished_) return DirOutcome::failed;
-  auto names = fs_.list(path(dir));
+  auto names = fs_.list_static(path(dir));
   if (!names) {
     record(dir, names.error(), Presence::optional);
     const bool absent = !vanished_ && names.error().code == ENOENT;

@@ -8,6 +8,7 @@
 // Internal to the collectors; not a public interface.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -52,6 +53,11 @@ class SysfsObjectReader {
     optional,  ///< ENOENT means "this driver/kernel does not have it": silently absent
   };
   enum class DirOutcome : std::uint8_t { read, absent, failed };
+  /// How fresh a value must be (FileSource::read_polled / read_static).
+  enum class Refresh : std::uint8_t {
+    every_pass,  ///< a counter or a state: read on every pass
+    on_change,   ///< identity, GIDs, addresses: may come from a caching source's memory
+  };
 
   /// `base`: the object directory all `rel` paths are under ("class/infiniband/mlx5_0/ports/1").
   /// `owner`: the directory whose disappearance means the object was unregistered
@@ -64,20 +70,31 @@ class SysfsObjectReader {
   const std::string& base() const { return base_; }
 
   /// The file's bytes; on failure the error is recorded by the policy above.
-  std::optional<std::string> read(std::string_view rel, Presence presence);
+  std::optional<std::string> read(std::string_view rel, Presence presence,
+                                  Refresh refresh = Refresh::every_pass);
   /// The file unrecorded, for callers with their own rule for one errno (GID slots, speed).
-  Result<std::string> read_raw(std::string_view rel) const;
+  Result<std::string> read_raw(std::string_view rel, Refresh refresh = Refresh::every_pass);
   /// A free-text attribute (parse_text_attribute); unprintable content is an error.
-  std::optional<std::string> read_text(std::string_view rel, Presence presence);
+  std::optional<std::string> read_text(std::string_view rel, Presence presence,
+                                       Refresh refresh = Refresh::every_pass);
   /// A "%llu" attribute (parse_counter_value).
-  std::optional<std::uint64_t> read_u64(std::string_view rel, Presence presence);
-  /// Directory names, sorted.
+  std::optional<std::uint64_t> read_u64(std::string_view rel, Presence presence,
+                                        Refresh refresh = Refresh::every_pass);
+  /// Directory names, sorted (FileSource::list_static: the names of an object's directory
+  /// change only when it is re-created).
   std::optional<std::vector<std::string>> list(std::string_view rel, Presence presence);
-  /// A link target; a missing link is silently absent (virtual devices have no `device`).
+  /// A link target (read_link_static); a missing link is silently absent (virtual devices have
+  /// no `device`).
   std::optional<std::string> read_link(std::string_view rel);
   /// Every file of `dir` as a raw counter into `out` (names kept verbatim: irdma's contain
-  /// spaces). An unreadable or unparsable file is left out of `out` and recorded.
+  /// spaces), each value read every pass, the listing on change. An unreadable or unparsable
+  /// file is left out of `out` and recorded.
   DirOutcome read_counters(std::string_view dir, CounterMap& out);
+
+  /// The oldest on_change value read so far came from the file this long ago (zero: every
+  /// one was read in this pass). Stale is not current: the collectors store it next to the
+  /// values in the Snapshot.
+  std::chrono::nanoseconds static_age() const { return static_age_; }
 
   /// Applies the policy to a failed operation on `rel`.
   void record(std::string_view rel, const Error& error, Presence presence);
@@ -87,12 +104,14 @@ class SysfsObjectReader {
  private:
   std::string path(std::string_view rel) const;
   bool owner_vanished() const;
+  Result<std::string> fetch(std::string_view rel, Refresh refresh);
 
   const FileSource& fs_;
   std::string base_;
   std::string owner_;
   ProblemLog& log_;
   bool vanished_ = false;
+  std::chrono::nanoseconds static_age_{0};
 };
 
 /// Joins two relative sysfs path parts with '/'.

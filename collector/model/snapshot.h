@@ -91,6 +91,10 @@ struct PortSample {
   /// type read): an empty `gids` then means "no address", not "not read". A table that was not
   /// read, or only in part, is absent, never "0 routable GIDs".
   bool gid_table_read = false;
+  /// How long before this snapshot the GID table and link_layer were read from sysfs: zero when
+  /// read in this tick; a caching source (make_cached_file_source) serves them until they
+  /// change or its refresh period ends. Stale is not current: outputs show this next to them.
+  std::chrono::nanoseconds gid_table_age{0};
   CounterMap counters;     ///< ports/<n>/counters (IB PMA), raw: *_data are still octets/4
   CounterMap hw_counters;  ///< ports/<n>/hw_counters, raw driver names (opaque strings)
   /// hw_counters/lifespan (ms): reads closer together than this return cached values.
@@ -128,6 +132,10 @@ struct DeviceSample {
   std::optional<DevlinkInfo> devlink;     ///< none: no devlink instance (rxe) or not read
   std::optional<std::int32_t> numa_node;  ///< PCI device's numa_node; none when -1/virtual
   std::vector<IrqSample> irqs;            ///< the NIC's MSI-X vectors; empty when not read
+  /// How long before this snapshot the identity (node_type, fw_ver, GUIDs, hca_type, board_id,
+  /// hw_rev), the parent links (PCI address, driver), numa_node and the MSI IRQ list were read:
+  /// zero when read in this tick (see PortSample::gid_table_age).
+  std::chrono::nanoseconds static_age{0};
 
   bool operator==(const DeviceSample&) const = default;
 };
@@ -165,6 +173,8 @@ struct NetdevSample {
   std::optional<DcbInfo> dcb;  ///< none: no dcbnl support (EOPNOTSUPP) or not read
   /// mlx5 PFC storm prevention (ETHTOOL_PFC_PREVENTION_TOUT tunable), ms; 0 = disabled
   std::optional<std::uint16_t> pfc_prevention_tout_ms;
+  /// How long before this snapshot `address` was read (see PortSample::gid_table_age).
+  std::chrono::nanoseconds static_age{0};
 
   bool operator==(const NetdevSample&) const = default;
 };

@@ -39,13 +39,10 @@ class FdGuard {
 class DirectoryFileSource final : public FileSource {
  public:
   DirectoryFileSource(std::string root, std::size_t max_read_size)
-      : root_(std::move(root)), max_read_size_(max_read_size) {
-    while (root_.size() > 1 && root_.back() == '/') root_.pop_back();
-    if (root_.empty()) root_ = ".";
-  }
+      : root_(normalize_root(std::move(root))), max_read_size_(max_read_size) {}
 
   Result<std::string> read(std::string_view relpath) const override {
-    auto path = resolve(relpath);
+    auto path = resolve_under_root(root_, relpath);
     if (!path) return path.error();
     // O_NONBLOCK: never hang on a FIFO someone left in a fixture tree; no effect on sysfs.
     FdGuard fd(::open(path->c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
@@ -69,7 +66,7 @@ class DirectoryFileSource final : public FileSource {
   }
 
   Result<std::vector<std::string>> list(std::string_view reldir) const override {
-    auto path = resolve(reldir);
+    auto path = resolve_under_root(root_, reldir);
     if (!path) return path.error();
     std::unique_ptr<DIR, int (*)(DIR*)> dir(::opendir(path->c_str()), &::closedir);
     if (!dir) return errno_error(errno, std::string(reldir));
@@ -89,7 +86,7 @@ class DirectoryFileSource final : public FileSource {
   }
 
   Result<std::string> read_link(std::string_view relpath) const override {
-    auto path = resolve(relpath);
+    auto path = resolve_under_root(root_, relpath);
     if (!path) return path.error();
     std::string target(256, '\0');
     for (;;) {
@@ -109,38 +106,42 @@ class DirectoryFileSource final : public FileSource {
   std::string describe() const override { return root_; }
 
  private:
-  // Joins `relpath` to the root. Rejects what could leave the root through the path text
-  // itself: absolute paths, ".." components and embedded NULs. "" and "." name the root.
-  Result<std::string> resolve(std::string_view relpath) const {
-    const auto reject = [&](const char* why) {
-      std::string shown(relpath);
-      std::replace(shown.begin(), shown.end(), '\0', '?');
-      return Error{EINVAL, shown + ": " + why};
-    };
-    if (relpath.find('\0') != std::string_view::npos) return reject("path contains a NUL byte");
-    if (!relpath.empty() && relpath.front() == '/') {
-      return reject("absolute path, expected one relative to the source root");
-    }
-    std::string path = root_;
-    std::size_t pos = 0;
-    while (pos <= relpath.size()) {
-      const std::size_t slash = std::min(relpath.find('/', pos), relpath.size());
-      const std::string_view part = relpath.substr(pos, slash - pos);
-      if (part == "..") return reject("\"..\" would leave the source root");
-      if (!part.empty() && part != ".") {
-        if (path.back() != '/') path += '/';
-        path += part;
-      }
-      pos = slash + 1;
-    }
-    return path;
-  }
-
   std::string root_;
   std::size_t max_read_size_;
 };
 
 }  // namespace
+
+Result<std::string> resolve_under_root(const std::string& root, std::string_view relpath) {
+  const auto reject = [&](const char* why) {
+    std::string shown(relpath);
+    std::replace(shown.begin(), shown.end(), '\0', '?');
+    return Error{EINVAL, shown + ": " + why};
+  };
+  if (relpath.find('\0') != std::string_view::npos) return reject("path contains a NUL byte");
+  if (!relpath.empty() && relpath.front() == '/') {
+    return reject("absolute path, expected one relative to the source root");
+  }
+  std::string path = root;
+  std::size_t pos = 0;
+  while (pos <= relpath.size()) {
+    const std::size_t slash = std::min(relpath.find('/', pos), relpath.size());
+    const std::string_view part = relpath.substr(pos, slash - pos);
+    if (part == "..") return reject("\"..\" would leave the source root");
+    if (!part.empty() && part != ".") {
+      if (path.back() != '/') path += '/';
+      path += part;
+    }
+    pos = slash + 1;
+  }
+  return path;
+}
+
+std::string normalize_root(std::string root) {
+  while (root.size() > 1 && root.back() == '/') root.pop_back();
+  if (root.empty()) root = ".";
+  return root;
+}
 
 std::unique_ptr<FileSource> make_directory_file_source(std::string root,
                                                        std::size_t max_read_size) {

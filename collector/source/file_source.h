@@ -3,6 +3,7 @@
 // simulator's tree. Only implementations of this interface touch the filesystem.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -25,7 +26,43 @@ class FileSource {
   virtual Result<std::string> read_link(std::string_view relpath) const = 0;
   /// Human-readable root, for messages ("/sys", "tests/fixtures/mlx5/sys").
   virtual std::string describe() const = 0;
+
+  // What a caching source (make_cached_file_source) may serve without asking the kernel again.
+  // The plain source answers every call from the filesystem, so a collector written against
+  // these calls reads exactly what it read before with it.
+
+  /// A value read again on every pass (a counter, a link state): a caching source keeps the
+  /// file open and re-reads it with one pread(2) at offset 0.
+  virtual Result<std::string> read_polled(std::string_view relpath) const { return read(relpath); }
+  /// A value that changes only on an event (a GID, the firmware version, the NUMA node): a
+  /// caching source serves its last read until it sees the file change or its refresh period
+  /// ends. `age`, when given, is set to how long ago the value was read from the file (zero:
+  /// read by this call).
+  virtual Result<std::string> read_static(std::string_view relpath,
+                                          std::chrono::nanoseconds* age = nullptr) const {
+    if (age != nullptr) *age = std::chrono::nanoseconds{0};
+    return read(relpath);
+  }
+  /// A listing whose names change only when the object is re-created (hw_counters/, gids/,
+  /// ports/): cached like read_static. list() itself always asks the filesystem (discovery and
+  /// the "did the device vanish" check use it).
+  virtual Result<std::vector<std::string>> list_static(std::string_view reldir) const {
+    return list(reldir);
+  }
+  /// A link that changes only when the object is re-created (`device`, `device/driver`).
+  virtual Result<std::string> read_link_static(std::string_view relpath) const {
+    return read_link(relpath);
+  }
+  /// Called once at the start of each collection pass (collect_snapshot): a caching source
+  /// takes in the changes it was notified of since the last pass.
+  virtual void begin_pass() const {}
 };
+
+/// Joins `relpath` to `root`, rejecting what could leave the root through the path text itself:
+/// absolute paths, ".." components and embedded NULs. "" and "." name the root.
+Result<std::string> resolve_under_root(const std::string& root, std::string_view relpath);
+/// `root` without trailing slashes; "" becomes ".".
+std::string normalize_root(std::string root);
 
 /// The real filesystem under `root`. `max_read_size` bounds one read(): sysfs attributes fit
 /// 64 KiB; procfs tables such as /proc/interrupts grow with CPUs x IRQs and need more.

@@ -2,6 +2,7 @@
 // version (docs/report-format.md). nlohmann::ordered_json keeps keys in a stable order.
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <chrono>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -60,6 +61,11 @@ ojson port_json(const PortSample& port, const PortReport* pr) {
             {"link_layer", port.link_layer},
             {"netdev", port.netdev},
             {"hw_counters_lifespan_ms", optional_json(port.hw_counters_lifespan_ms)}};
+  // Stale is not current: a GID table served from the file cache says how old it is (absent
+  // when it was read in this tick, as it always is without the cache).
+  if (port.gid_table_age.count() > 0) {
+    out["gid_table_age_s"] = std::chrono::duration<double>(port.gid_table_age).count();
+  }
   out["roce_v2_gid"] = (pr && pr->roce_v2_gid) ? gid_json(*pr->roce_v2_gid) : ojson(nullptr);
   ojson gids = ojson::array();
   for (const auto& g : port.gids) gids.push_back(gid_json(g));
@@ -157,6 +163,9 @@ std::string render_report_json(const Report& report) {
              {"node_guid", dev.node_guid}, {"sys_image_guid", dev.sys_image_guid},
              {"hca_type", dev.hca_type},   {"board_id", dev.board_id},
              {"hw_rev", dev.hw_rev},       {"pci_address", dev.pci_address}};
+    if (dev.static_age.count() > 0) {  // identity, links, NUMA node, IRQ list (see gid_table_age_s)
+      dj["static_age_s"] = std::chrono::duration<double>(dev.static_age).count();
+    }
     dj["hw_counters"] = counters_json(dev.hw_counters);
     dj["resources"] = counters_json(dev.resources);
     ojson ports = ojson::array();

@@ -1,0 +1,364 @@
+// make_cached_file_source: see cached_file_source.h for what is kept and why it stays correct.
+#include "collector/source/cached_file_source.h"
+
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/inotify.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+namespace rdmatop {
+namespace {
+
+using CacheClock = std::chrono::steady_clock;
+
+// kernfs answers a read of an open attribute whose node was removed with ENODEV
+// (fs/kernfs/file.c: kernfs_get_active fails in kernfs_fop_read_iter); NFS-style trees give
+// ESTALE; EIO is what a device that fell off the bus leaves. The descriptor is of no further use.
+bool descriptor_is_dead(int code) {
+  return code == ENODEV || code == ESTALE || code == EIO;
+}
+
+// Errors an attribute returns per read while its file stays valid: a PMA MAD that failed
+// (EINVAL), an attribute the driver does not implement (EOPNOTSUPP, ENOSYS), no data yet.
+bool error_keeps_descriptor(int code) {
+  return code == EINVAL || code == EOPNOTSUPP || code == ENOSYS || code == ENODATA;
+}
+
+std::string_view dir_of(std::string_view rel) {
+  const auto slash = rel.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : rel.substr(0, slash);
+}
+
+bool under(std::string_view path, std::string_view prefix) {
+  if (prefix.empty()) return true;
+  if (path.size() < prefix.size() || path.substr(0, prefix.size()) != prefix) return false;
+  return path.size() == prefix.size() || path[prefix.size()] == '/';
+}
+
+template <class T>
+struct Timed {
+  T value;
+  CacheClock::time_point read_at;
+};
+
+constexpr std::uint32_t kWatchMask = IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
+                                     IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
+
+class CachedDirectorySource final : public CachedFileSource {
+ public:
+  CachedDirectorySource(std::string root, FileCacheOptions options)
+      : root_(normalize_root(std::move(root))),
+        options_(std::move(options)),
+        inner_(make_directory_file_source(root_, options_.max_read_size)) {
+    if (!options_.clock) options_.clock = [] { return CacheClock::now(); };
+    if (!options_.pread)
+      options_.pread = [](int fd, void* buf, std::size_t n, off_t off) {
+        return ::pread(fd, buf, n, off);
+      };
+  }
+  CachedDirectorySource(const CachedDirectorySource&) = delete;
+  CachedDirectorySource& operator=(const CachedDirectorySource&) = delete;
+  ~CachedDirectorySource() override {
+    for (const auto& [path, fd] : held_) ::close(fd);
+    if (inotify_fd_ >= 0) ::close(inotify_fd_);
+  }
+
+  Result<std::string> read(std::string_view relpath) const override {
+    return inner_->read(relpath);
+  }
+  Result<std::vector<std::string>> list(std::string_view reldir) const override {
+    return inner_->list(reldir);
+  }
+  Result<std::string> read_link(std::string_view relpath) const override {
+    return inner_->read_link(relpath);
+  }
+  std::string describe() const override { return root_; }
+
+  Result<std::string> read_polled(std::string_view relpath) const override {
+    const std::lock_guard lock(mutex_);
+    const std::string key(relpath);
+    if (const auto it = held_.find(key); it != held_.end()) {
+      auto content = pread_whole(it->second, relpath);
+      if (!content) forget_after_error(key, content.error().code);
+      return content;
+    }
+    const bool cacheable = watch(dir_of(relpath));
+    auto fd = open_file(relpath);
+    if (!fd) return fd.error();
+    auto content = pread_whole(*fd, relpath);
+    const bool keep = cacheable && held_.size() < options_.max_open_files &&
+                      (content.ok() || error_keeps_descriptor(content.error().code));
+    if (keep) {
+      held_.emplace(key, *fd);
+      stats_.held = held_.size();
+    } else {
+      ::close(*fd);
+    }
+    return content;
+  }
+
+  Result<std::string> read_static(std::string_view relpath,
+                                  std::chrono::nanoseconds* age) const override {
+    const std::lock_guard lock(mutex_);
+    const auto now = options_.clock();
+    const std::string key(relpath);
+    if (const auto it = statics_.find(key); it != statics_.end() && fresh(it->second, now)) {
+      ++stats_.static_hits;
+      if (age != nullptr) *age = now - it->second.read_at;
+      return it->second.value;
+    }
+    if (age != nullptr) *age = std::chrono::nanoseconds{0};
+    const bool cacheable = watch(dir_of(relpath));
+    auto fd = open_file(relpath);
+    Result<std::string> content = fd ? pread_whole(*fd, relpath) : Result<std::string>(fd.error());
+    if (fd) ::close(*fd);
+    if (cacheable && (content.ok() || !descriptor_is_dead(content.error().code))) {
+      statics_.insert_or_assign(key, Timed<Result<std::string>>{content, now});
+    }
+    return content;
+  }
+
+  Result<std::vector<std::string>> list_static(std::string_view reldir) const override {
+    const std::lock_guard lock(mutex_);
+    const auto now = options_.clock();
+    const std::string key(reldir);
+    if (const auto it = listings_.find(key); it != listings_.end() && fresh(it->second, now)) {
+      ++stats_.static_hits;
+      return it->second.value;
+    }
+    const bool cacheable = watch(reldir);  // entries come and go in the directory itself
+    ++stats_.listings;
+    auto names = inner_->list(reldir);
+    if (cacheable && names.ok()) {
+      listings_.insert_or_assign(key, Timed<Result<std::vector<std::string>>>{names, now});
+    }
+    return names;
+  }
+
+  Result<std::string> read_link_static(std::string_view relpath) const override {
+    const std::lock_guard lock(mutex_);
+    const auto now = options_.clock();
+    const std::string key(relpath);
+    if (const auto it = links_.find(key); it != links_.end() && fresh(it->second, now)) {
+      ++stats_.static_hits;
+      return it->second.value;
+    }
+    const bool cacheable = watch(dir_of(relpath));
+    ++stats_.links;
+    auto target = inner_->read_link(relpath);
+    if (cacheable && (target.ok() || !descriptor_is_dead(target.error().code))) {
+      links_.insert_or_assign(key, Timed<Result<std::string>>{target, now});
+    }
+    return target;
+  }
+
+  void begin_pass() const override {
+    const std::lock_guard lock(mutex_);
+    if (inotify_fd_ < 0) return;
+    // inotify(7): a read returns whole events; EAGAIN once the queue is empty (IN_NONBLOCK).
+    alignas(inotify_event) std::array<char, 16384> buf{};
+    for (;;) {
+      const ssize_t n = ::read(inotify_fd_, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      for (ssize_t at = 0; at < n;) {
+        inotify_event event{};
+        std::memcpy(&event, buf.data() + at, sizeof event);
+        const std::string_view name(buf.data() + at + sizeof event,
+                                    ::strnlen(buf.data() + at + sizeof event, event.len));
+        take_event(event, name);
+        at += static_cast<ssize_t>(sizeof event + event.len);
+      }
+    }
+  }
+
+  void invalidate(std::string_view prefix) const override {
+    const std::lock_guard lock(mutex_);
+    forget(prefix);
+  }
+
+  FileCacheStats stats() const override {
+    const std::lock_guard lock(mutex_);
+    return stats_;
+  }
+
+ private:
+  struct Watched {
+    bool cacheable = false;
+    int wd = -1;  ///< -1 on sysfs (no events there) or when not cacheable
+  };
+
+  template <class T>
+  bool fresh(const Timed<T>& entry, CacheClock::time_point now) const {
+    return now - entry.read_at < options_.refresh_period;
+  }
+
+  Result<int> open_file(std::string_view relpath) const {
+    auto path = resolve_under_root(root_, relpath);
+    if (!path) return path.error();
+    ++stats_.opens;
+    // O_NONBLOCK: never hang on a FIFO left in a fixture tree; no effect on sysfs.
+    const int fd = ::open(path->c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return errno_error(errno, std::string(relpath));
+    return fd;
+  }
+
+  // The whole file from offset 0. A read shorter than asked is the end: a sysfs attribute
+  // gives its whole text to the first read at offset 0 (at most PAGE_SIZE, fs/sysfs/file.c
+  // sysfs_kf_read), and read(2) on a regular file returns fewer bytes only at its end, so one
+  // pread per value unless the value fills the buffer.
+  Result<std::string> pread_whole(int fd, std::string_view relpath) const {
+    constexpr std::size_t chunk = 4096;
+    std::string content;
+    for (;;) {
+      const std::size_t at = content.size();
+      content.resize(at + chunk);
+      ++stats_.preads;
+      const ssize_t n = options_.pread(fd, content.data() + at, chunk, static_cast<off_t>(at));
+      if (n < 0) {
+        if (errno == EINTR) {
+          content.resize(at);
+          continue;
+        }
+        return errno_error(errno, std::string(relpath));
+      }
+      content.resize(at + static_cast<std::size_t>(n));
+      if (content.size() > options_.max_read_size) {
+        return Error{EFBIG, std::string(relpath) + ": larger than " +
+                                std::to_string(options_.max_read_size) +
+                                " bytes, not a sysfs attribute"};
+      }
+      if (static_cast<std::size_t>(n) < chunk) return content;
+    }
+  }
+
+  // A held descriptor failed: close it unless the error is one an attribute gives per read;
+  // if the file is gone, so is what was cached next to it.
+  void forget_after_error(const std::string& key, int code) const {
+    if (error_keeps_descriptor(code)) return;
+    if (descriptor_is_dead(code)) {
+      forget(dir_of(key));
+    } else {
+      drop_held(key);
+    }
+  }
+
+  void drop_held(const std::string& key) const {
+    const auto it = held_.find(key);
+    if (it == held_.end()) return;
+    ::close(it->second);
+    held_.erase(it);
+    ++stats_.dropped;
+    stats_.held = held_.size();
+  }
+
+  void forget(std::string_view prefix) const {
+    for (auto it = held_.begin(); it != held_.end();) {
+      if (under(it->first, prefix)) {
+        ::close(it->second);
+        it = held_.erase(it);
+        ++stats_.dropped;
+      } else {
+        ++it;
+      }
+    }
+    stats_.held = held_.size();
+    const auto erase_under = [&](auto& map) {
+      std::erase_if(map, [&](const auto& entry) { return under(entry.first, prefix); });
+    };
+    erase_under(statics_);
+    erase_under(listings_);
+    erase_under(links_);
+  }
+
+  // Whether what is read in `reldir` may be kept: on sysfs always (removal shows as ENODEV),
+  // elsewhere only under an inotify watch. Decided once per directory.
+  bool watch(std::string_view reldir) const {
+    const std::string key(reldir);
+    if (const auto it = watched_.find(key); it != watched_.end()) return it->second.cacheable;
+    const auto path = resolve_under_root(root_, reldir);
+    if (!path) return false;
+    struct statfs fs {};
+    if (::statfs(path->c_str(), &fs) != 0) return false;  // not there (yet): ask again later
+    Watched w;
+    if (fs.f_type == SYSFS_MAGIC) {
+      w.cacheable = true;
+    } else {
+      if (inotify_fd_ < 0 && !inotify_failed_) {
+        inotify_fd_ = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        inotify_failed_ = inotify_fd_ < 0;
+      }
+      if (inotify_fd_ >= 0) {
+        // Several paths can name one directory through links: the kernel returns the same
+        // watch descriptor for the same inode (inotify_add_watch(2)), so one wd may stand for
+        // several of our directories.
+        w.wd = ::inotify_add_watch(inotify_fd_, path->c_str(), kWatchMask);
+        w.cacheable = w.wd >= 0;
+        if (w.wd >= 0) watch_dirs_[w.wd].push_back(key);
+      }
+    }
+    watched_.emplace(key, w);
+    return w.cacheable;
+  }
+
+  void take_event(const inotify_event& event, std::string_view name) const {
+    if ((event.mask & IN_Q_OVERFLOW) != 0) {  // events were lost: trust nothing
+      forget("");
+      return;
+    }
+    const auto it = watch_dirs_.find(event.wd);
+    if (it == watch_dirs_.end()) return;
+    const std::vector<std::string> dirs = it->second;
+    const bool gone = (event.mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) != 0;
+    if (gone && (event.mask & IN_IGNORED) != 0) watch_dirs_.erase(event.wd);
+    for (const std::string& dir : dirs) {
+      if (gone || name.empty()) {
+        forget(dir);
+        if ((event.mask & IN_IGNORED) != 0) watched_.erase(dir);
+        continue;
+      }
+      const std::string child = dir.empty() ? std::string(name) : dir + "/" + std::string(name);
+      if ((event.mask & (IN_MODIFY | IN_ATTRIB)) != 0) {
+        // Rewritten in place: a held descriptor reads the new bytes; a kept copy is stale.
+        statics_.erase(child);
+        if ((event.mask & IN_ATTRIB) != 0) drop_held(child);  // permissions may have changed
+      } else {
+        forget(child);  // created, removed or renamed: everything at or below that name
+        listings_.erase(dir);
+      }
+    }
+  }
+
+  std::string root_;
+  FileCacheOptions options_;
+  std::unique_ptr<FileSource> inner_;
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<std::string, int> held_;
+  mutable std::unordered_map<std::string, Timed<Result<std::string>>> statics_;
+  mutable std::unordered_map<std::string, Timed<Result<std::vector<std::string>>>> listings_;
+  mutable std::unordered_map<std::string, Timed<Result<std::string>>> links_;
+  mutable std::unordered_map<std::string, Watched> watched_;
+  mutable std::unordered_map<int, std::vector<std::string>> watch_dirs_;
+  mutable int inotify_fd_ = -1;
+  mutable bool inotify_failed_ = false;
+  mutable FileCacheStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<CachedFileSource> make_cached_file_source(std::string root,
+                                                          FileCacheOptions options) {
+  return std::make_unique<CachedDirectorySource>(std::move(root), std::move(options));
+}
+
+}  // namespace rdmatop

@@ -1,0 +1,74 @@
+// A FileSource that keeps what it can between collection passes, so that a tick costs the kernel
+// one system call per value it reads and nothing for what did not change (issue #18):
+//  * read_polled: the attribute file stays open; each read is one pread(fd, buf, n, 0). sysfs
+//    regenerates an attribute's text on every read at offset 0 (fs/kernfs/file.c
+//    kernfs_fop_read_iter -> sysfs_kf_read calls the attribute's show() each time), so a held
+//    descriptor reads current values. A read that fails with ENODEV (kernfs: the node was
+//    removed, kernfs_get_active fails), ESTALE or EIO closes the descriptor, forgets what was
+//    cached in that directory and returns the error: the collectors treat the object as gone,
+//    and the next pass opens the file again if it came back;
+//  * read_static, list_static, read_link_static: served from memory until a change is seen or
+//    the refresh period ends (the safety net);
+//  * change detection: on a regular filesystem (fixture trees, the simulator, captures) every
+//    directory the cache holds something from is watched with inotify(7); begin_pass drains the
+//    events (one non-blocking read) and forgets the entries of the directories that changed. A
+//    held descriptor survives an in-place rewrite (it reads the new bytes) but not a removal or a
+//    rename over the file, which the events report. sysfs sends no such events for kernfs nodes,
+//    so there held descriptors rely on ENODEV, and static values on invalidate() (the caller's
+//    netlink notifications) and the refresh period.
+// A directory that cannot be watched (no inotify, the watch limit reached) is never cached: every
+// call there goes to the filesystem, as with make_directory_file_source.
+#pragma once
+
+#include <sys/types.h>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/source/file_source.h"
+
+namespace rdmatop {
+
+struct FileCacheOptions {
+  /// How long a static value, listing or link is served before it is read again regardless.
+  std::chrono::nanoseconds refresh_period = std::chrono::seconds(60);
+  /// The most descriptors held at once; past it read_polled opens, reads and closes.
+  std::size_t max_open_files = 4096;
+  /// The largest file read (as make_directory_file_source's max_read_size).
+  std::size_t max_read_size = 64 * 1024;
+  /// The clock of the refresh period and the ages (tests inject one).
+  std::function<std::chrono::steady_clock::time_point()> clock;
+  /// pread(2), injectable so that tests can make a held descriptor fail like a removed kernfs
+  /// node does (ENODEV).
+  std::function<ssize_t(int, void*, std::size_t, off_t)> pread;
+};
+
+/// What the cache asked the kernel for since it was made (one count per system call).
+struct FileCacheStats {
+  std::uint64_t opens = 0;        ///< openat of a file (polled or static)
+  std::uint64_t preads = 0;       ///< pread of a held or just opened file
+  std::uint64_t listings = 0;     ///< directories listed
+  std::uint64_t links = 0;        ///< readlink
+  std::uint64_t static_hits = 0;  ///< read_static / list_static / read_link_static from memory
+  std::uint64_t dropped = 0;      ///< descriptors closed after ENODEV/ESTALE/EIO or a change
+  std::size_t held = 0;           ///< descriptors held now
+};
+
+class CachedFileSource : public FileSource {
+ public:
+  /// Forgets every static value, listing and link whose path starts with `prefix` ("" = all),
+  /// and closes the descriptors there: for change notifications the cache cannot see itself
+  /// (an address added: rtnetlink; a device registered: RDMA netlink).
+  virtual void invalidate(std::string_view prefix) const = 0;
+  virtual FileCacheStats stats() const = 0;
+};
+
+std::unique_ptr<CachedFileSource> make_cached_file_source(std::string root,
+                                                          FileCacheOptions options = {});
+
+}  // namespace rdmatop
