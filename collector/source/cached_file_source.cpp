@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/inotify.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -54,12 +55,23 @@ struct Timed {
 constexpr std::uint32_t kWatchMask = IN_MODIFY | IN_ATTRIB | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
                                      IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
 
+/// The descriptors the cache may hold: `wanted`, but at most a quarter of the process's soft
+/// RLIMIT_NOFILE, so that held counter files never starve the exporter's sockets or the
+/// netlink sockets (systemd starts services with a soft limit of 1024; getrlimit(2)). Past the
+/// budget read_polled opens, reads and closes, as without the cache.
+std::size_t descriptor_budget(std::size_t wanted) {
+  rlimit limit{};
+  if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return wanted;
+  return std::min<std::size_t>(wanted, static_cast<std::size_t>(limit.rlim_cur / 4));
+}
+
 class CachedDirectorySource final : public CachedFileSource {
  public:
   CachedDirectorySource(std::string root, FileCacheOptions options)
       : root_(normalize_root(std::move(root))),
         options_(std::move(options)),
         inner_(make_directory_file_source(root_, options_.max_read_size)) {
+    options_.max_open_files = descriptor_budget(options_.max_open_files);
     if (!options_.clock) options_.clock = [] { return CacheClock::now(); };
     if (!options_.pread)
       options_.pread = [](int fd, void* buf, std::size_t n, off_t off) {

@@ -37,7 +37,8 @@ namespace rdmatop {
 struct FileCacheOptions {
   /// How long a static value, listing or link is served before it is read again regardless.
   std::chrono::nanoseconds refresh_period = std::chrono::seconds(60);
-  /// The most descriptors held at once; past it read_polled opens, reads and closes.
+  /// The most descriptors held at once, and never more than a quarter of the soft
+  /// RLIMIT_NOFILE; past it read_polled opens, reads and closes.
   std::size_t max_open_files = 4096;
   /// The largest file read (as make_directory_file_source's max_read_size).
   std::size_t max_read_size = 64 * 1024;

@@ -2,6 +2,7 @@
 // descriptors re-read with pread, files rewritten in place, replaced, removed, a descriptor
 // failing like a removed kernfs node, static values served from memory with their age, and a
 // whole collection pass of the mlx5 fixture costing one pread per value the second time.
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -67,6 +68,24 @@ TEST_CASE("a polled file is opened once and re-read with one pread", "[cached_fi
   const FileCacheStats second = src->stats();
   CHECK(second.opens == 1);                  // no open in the second pass
   CHECK(second.preads == first.preads + 1);  // one system call for the value
+}
+
+TEST_CASE("the cache holds at most a quarter of the descriptor limit", "[cached_file_source]") {
+  CacheTree tree;
+  for (int i = 0; i < 40; ++i) tree.write("dev/counters/c" + std::to_string(i), "1\n");
+  rlimit saved{};
+  REQUIRE(::getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  rlimit low = saved;
+  low.rlim_cur = 64;  // the process keeps fewer than 64 open here (Catch2, the tree, stdio)
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &low) == 0);
+  const auto src = make_cached_file_source(tree.root().string());
+  REQUIRE(::setrlimit(RLIMIT_NOFILE, &saved) == 0);
+  src->begin_pass();
+  for (int i = 0; i < 40; ++i) {
+    CHECK(src->read_polled("dev/counters/c" + std::to_string(i)).value() == "1\n");
+  }
+  CHECK(src->stats().held == 16);  // 64 / 4; the other 24 files are opened, read and closed
+  CHECK(src->stats().opens == 40);
 }
 
 TEST_CASE("a file replaced or removed between passes is not read through the old descriptor",
