@@ -401,11 +401,15 @@ CaptureSet assemble(const std::vector<CaptureInput>& inputs) {
   out.files.resize(inputs.size());
   Facts current;
   bool have_current = false;
+  // True once `current` is in out.captures and nothing was merged into it since: a `date` line
+  // closed it, and the next section opens the next capture (which keeps what was known).
+  bool flushed = false;
   std::optional<std::chrono::system_clock::time_point> current_time;
   const auto flush = [&] {
-    if (!have_current) return;
+    if (!have_current || flushed) return;
     out.captures.push_back(current);
     out.times.push_back(current_time);
+    flushed = true;
   };
   for (const std::size_t index : order) {
     const CaptureInput& input = inputs[index];
@@ -430,23 +434,20 @@ CaptureSet assemble(const std::vector<CaptureInput>& inputs) {
         }
       }
       if (sf.time) {
-        // A `date` line opens the capture it stamps, unless nothing was read since the last.
-        if (have_current && current_time && *current_time != *sf.time) {
-          flush();
-          current_time = sf.time;
-        } else {
-          current_time = sf.time;
-        }
+        // A `date` line closes the capture read so far and stamps the next one.
+        if (have_current && !flushed && current_time != sf.time) flush();
+        current_time = sf.time;
         continue;
       }
       attach_unnamed(sf.facts, current, report);
       if (sf.facts == Facts{}) continue;
-      if (have_current && conflicts(current, sf.facts)) {
+      if (have_current && !flushed && conflicts(current, sf.facts)) {
         flush();
         current_time.reset();
       }
       merge(current, sf.facts);
       have_current = true;
+      flushed = false;
     }
   }
   flush();

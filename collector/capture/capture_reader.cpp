@@ -74,12 +74,21 @@ std::vector<CaptureInput> read_archive(const std::string& name, const std::strin
   if (!looks_like_archive(bytes)) return out;
   const std::unique_ptr<archive, decltype(&archive_read_free)> a(archive_read_new(),
                                                                  archive_read_free);
-  if (!a) return out;
+  // gzip or tar bytes are an archive, readable or not: never read as text.
+  is_archive = true;
+  if (!a) {
+    out.push_back(CaptureInput{name, {}, "archive: out of memory"});
+    return out;
+  }
   archive_read_support_filter_gzip(a.get());
   archive_read_support_format_tar(a.get());
   archive_read_support_format_gnutar(a.get());
-  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) return out;
-  is_archive = true;
+  if (archive_read_open_memory(a.get(), bytes.data(), bytes.size()) != ARCHIVE_OK) {
+    const char* message = archive_error_string(a.get());
+    out.push_back(CaptureInput{
+        name, {}, std::string("archive unreadable: ") + (message != nullptr ? message : "?")});
+    return out;
+  }
   std::size_t total = 0;
   archive_entry* entry = nullptr;
   int rc = ARCHIVE_OK;

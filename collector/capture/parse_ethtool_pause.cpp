@@ -38,8 +38,9 @@ void parse_ethtool_pause(const Section& s, Facts& facts, LineLog& log) {
     text += '\n';
     ++taken;
   }
+  if (taken == 0) return;
   if (!is_object_name(netdev)) {
-    log.ignore("ethtool -a header names no interface");
+    for (std::size_t i = 0; i < taken; ++i) log.ignore("ethtool -a header names no interface");
     return;
   }
   auto parsed = parse_ethtool_pause_text(text);

@@ -23,6 +23,19 @@ std::optional<StatLine> ethtool_stat_line(std::string_view line) {
   return StatLine{trim(body.substr(0, cut)), trim(body.substr(cut + 2))};
 }
 
+// sos report (sos_commands/networking/) keeps `ethtool -S IF` as "ethtool_-S_IF":
+// "grep pause sos_commands/networking/ethtool_-S_eth1" (ryran/xsos#112) names eth1.
+std::string sos_report_netdev(std::string_view command) {
+  constexpr std::string_view marker = "ethtool_-S_";
+  for (const std::string_view word : split_words(command)) {
+    const std::size_t at = word.rfind(marker);
+    if (at == std::string_view::npos) continue;
+    const std::string_view name = word.substr(at + marker.size());
+    if (is_object_name(name)) return std::string(name);
+  }
+  return {};
+}
+
 bool is_ethtool_stats_command(std::string_view command) {
   return starts_with_word(command, "ethtool") &&
          (command.find(" -S") != std::string_view::npos ||
@@ -36,7 +49,9 @@ std::size_t detect_ethtool_stats(const Section& s) {
     const auto stat = ethtool_stat_line(line.text);
     if (stat && is_decimal(stat->value)) ++score;
   }
-  if (score > 0 && is_ethtool_stats_command(s.command)) score += 1000;
+  if (score > 0 && (is_ethtool_stats_command(s.command) || !sos_report_netdev(s.command).empty())) {
+    score += 1000;
+  }
   return score;
 }
 
@@ -75,7 +90,8 @@ void parse_ethtool_stats(const Section& s, Facts& facts, LineLog& log) {
     log.use();
   }
   if (stats.empty()) return;
-  const std::string netdev = command_argument(s.command, {"-S", "--statistics"});
+  std::string netdev = command_argument(s.command, {"-S", "--statistics"});
+  if (netdev.empty()) netdev = sos_report_netdev(s.command);
   std::optional<CounterMap>& into =
       netdev.empty() ? facts.unnamed_ethtool : facts.netdevs[netdev].ethtool;
   if (!into) into.emplace();
