@@ -244,6 +244,14 @@ std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report) 
   return out;
 }
 
+// An rdmatop recording (docs/recording.md): its first line is a JSON header whose "format" is
+// "rdmatop.recording" (exporters/recording/recording_format.h).
+bool is_recording(std::string_view text) {
+  const std::string_view first = text.substr(0, std::min<std::size_t>(text.find('\n'), 4096));
+  return first.starts_with("{") &&
+         first.find("\"format\":\"rdmatop.recording\"") != std::string_view::npos;
+}
+
 // ---------------------------------------------------------------- in-memory sources
 
 std::string strip_slashes(std::string_view p) {
@@ -417,6 +425,13 @@ CaptureSet assemble(const std::vector<CaptureInput>& inputs) {
     report.name = input.name;
     if (!input.error.empty()) {
       report.error = input.error;
+      continue;
+    }
+    if (is_recording(input.text)) {
+      // An incident bundle's rdmatop recording: snapshots, not pasted output.
+      report.formats.emplace_back("rdmatop recording");
+      report.lines = 0;
+      report.notes.push_back("diagnose it with `rdmatop report --from FILE` (docs/recording.md)");
       continue;
     }
     std::vector<std::string> other_hosts;

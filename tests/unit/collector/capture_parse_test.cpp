@@ -412,6 +412,13 @@ TEST_CASE("capture assembly: sequences, labels, dates and two hosts", "[capture]
     REQUIRE(set.files[0].notes.size() == 1);
     CHECK(set.files[0].notes[0].find("second host (receiver") != std::string::npos);
   }
+  SECTION("a bundle's rdmatop recording is recognised, not parsed as pasted output") {
+    const auto set = assemble(
+        {{"bundle/recording.jsonl", "{\"format\":\"rdmatop.recording\",\"version\":1}\n{}\n", {}}});
+    CHECK(set.captures.empty());
+    CHECK(set.files[0].formats == std::vector<std::string>{"rdmatop recording"});
+    CHECK(describe(set.files[0]).find("report --from") != std::string::npos);
+  }
   SECTION("a file that could not be read is listed with its error") {
     const auto set = assemble({{"gone.txt", {}, "gone.txt: No such file or directory"}});
     CHECK(set.captures.empty());
