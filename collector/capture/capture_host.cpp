@@ -285,14 +285,14 @@ class MemoryFileSource final : public FileSource {
   Result<std::string> read(std::string_view relpath) const override {
     const std::string p = strip_slashes(relpath);
     if (const auto it = files_.find(p); it != files_.end()) return it->second;
-    if (dirs_.contains(p)) return errno_error(EISDIR, describe() + ":" + p);
-    return errno_error(ENOENT, describe() + ":" + p);
+    if (dirs_.contains(p)) return errno_error(EISDIR, p);
+    return absent(p);
   }
 
   Result<std::vector<std::string>> list(std::string_view reldir) const override {
     const std::string p = strip_slashes(reldir);
-    if (files_.contains(p)) return errno_error(ENOTDIR, describe() + ":" + p);
-    if (!dirs_.contains(p)) return errno_error(ENOENT, describe() + ":" + p);
+    if (files_.contains(p)) return errno_error(ENOTDIR, p);
+    if (!dirs_.contains(p)) return absent(p);
     const std::string prefix = p.empty() ? std::string() : p + "/";
     std::set<std::string> names;
     const auto collect = [&](const auto& container) {
@@ -312,13 +312,18 @@ class MemoryFileSource final : public FileSource {
   Result<std::string> read_link(std::string_view relpath) const override {
     const std::string p = strip_slashes(relpath);
     if (const auto it = links_.find(p); it != links_.end()) return it->second;
-    if (files_.contains(p) || dirs_.contains(p)) return errno_error(EINVAL, describe() + ":" + p);
-    return errno_error(ENOENT, describe() + ":" + p);
+    if (files_.contains(p) || dirs_.contains(p)) return errno_error(EINVAL, p);
+    return absent(p);
   }
 
   std::string describe() const override { return "capture"; }
 
  private:
+  // ENOENT, as a sysfs tree answers for a file it lacks, said as what it is here.
+  static Error absent(const std::string& path) {
+    return Error{ENOENT, path + ": no capture file says it"};
+  }
+
   static const std::string& key_of(const std::pair<const std::string, std::string>& kv) {
     return kv.first;
   }
