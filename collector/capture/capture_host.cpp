@@ -233,7 +233,7 @@ std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report) 
     }
     if (best == nullptr) {
       for (const Line& line : section.lines) {
-        report.log.ignore(trim(line.text).empty() ? "blank" : "no known format");
+        ignore_line(report.log, line.text, "no known format");
       }
       continue;
     }
@@ -515,23 +515,16 @@ Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files
                            nullptr, nullptr, nullptr};
   // As collect_snapshot (collect.cpp) runs them for a sysfs tree, with the links the tools
   // print between a port and its netdev set where the sysfs walk found none.
-  const RdmaDeviceList devices = list_rdma_devices(ctx);
-  collect_rdma_sysfs(ctx, snap);
-  for (DeviceSample& dev : snap.devices) {
-    const auto d = facts.devices.find(dev.name);
-    if (d == facts.devices.end()) continue;
-    for (PortSample& port : dev.ports) {
-      const auto p = d->second.ports.find(port.port);
-      if (port.netdev.empty() && p != d->second.ports.end()) port.netdev = p->second.netdev;
+  collect_all(ctx, snap, [&facts](Snapshot& walked) {
+    for (DeviceSample& dev : walked.devices) {
+      const auto d = facts.devices.find(dev.name);
+      if (d == facts.devices.end()) continue;
+      for (PortSample& port : dev.ports) {
+        const auto p = d->second.ports.find(port.port);
+        if (port.netdev.empty() && p != d->second.ports.end()) port.netdev = p->second.netdev;
+      }
     }
-  }
-  collect_netdev_sysfs(ctx, snap);
-  collect_ethtool(ctx, snap);
-  collect_devlink(ctx, snap);
-  collect_dcb(ctx, snap);
-  collect_readiness(ctx, snap);
-  const ThreadProcesses threads = collect_rdma_processes(ctx, snap, devices);
-  collect_qp_counters(ctx, snap, devices, threads);
+  });
   return snap;
 }
 

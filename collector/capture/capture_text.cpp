@@ -401,6 +401,22 @@ std::optional<std::string> guid_from_hex(std::string_view text) {
          hex.substr(12, 4);
 }
 
+void ignore_line(LineLog& log, std::string_view text, std::string_view reason) {
+  log.ignore(trim(text).empty() ? "blank" : reason);
+}
+
+bool put_state(Attrs& port_files, std::optional<std::uint32_t> state) {
+  if (!state) return false;
+  put(port_files, "state", state_file(*state));
+  return true;
+}
+
+bool put_phys_state(Attrs& port_files, std::optional<std::uint32_t> phys_state) {
+  if (!phys_state) return false;
+  put(port_files, "phys_state", phys_state_file(*phys_state));
+  return true;
+}
+
 void put(Attrs& files, std::string_view key, std::string value) {
   files.insert_or_assign(std::string(key), std::move(value));
 }

@@ -70,6 +70,24 @@ std::optional<std::string> guid_from_hex(std::string_view text);
 /// Records `value` under `key` (a later line of the same section wins).
 void put(Attrs& files, std::string_view key, std::string value);
 
+/// The detect() score of a format recognised line by line: `weight` per line `is_line` accepts.
+template <class Predicate>
+std::size_t score_lines(const Section& s, std::size_t weight, Predicate is_line) {
+  std::size_t score = 0;
+  for (const Line& line : s.lines) {
+    if (is_line(std::string_view(line.text))) score += weight;
+  }
+  return score;
+}
+
+/// Counts a line a parser does not use: "blank", or `reason`.
+void ignore_line(LineLog& log, std::string_view text, std::string_view reason);
+
+/// Files a port state / physical state a tool printed by name or number under "state" /
+/// "phys_state" in sysfs's rendering; false (nothing filed) when it is none this reader knows.
+bool put_state(Attrs& port_files, std::optional<std::uint32_t> state);
+bool put_phys_state(Attrs& port_files, std::optional<std::uint32_t> phys_state);
+
 /// "mlx5_0/1" -> ("mlx5_0", 1).
 std::optional<std::pair<std::string, std::uint32_t>> parse_dev_port(std::string_view text);
 

@@ -49,7 +49,7 @@ void parse_ethtool_info(const Section& s, Facts& facts, LineLog& log) {
   for (const Line& line : s.lines) {
     const auto kv = info_line(line.text);
     if (!kv) {
-      log.ignore(trim(line.text).empty() ? "blank" : "not ethtool -i output");
+      ignore_line(log, line.text, "not ethtool -i output");
       continue;
     }
     log.use();

@@ -31,18 +31,14 @@ std::optional<Mapping> ibdev2netdev_line(std::string_view line) {
 }
 
 std::size_t detect_ibdev2netdev(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (ibdev2netdev_line(line.text)) score += 100;
-  }
-  return score;
+  return score_lines(s, 100, [](std::string_view l) { return ibdev2netdev_line(l).has_value(); });
 }
 
 void parse_ibdev2netdev(const Section& s, Facts& facts, LineLog& log) {
   for (const Line& line : s.lines) {
     const auto m = ibdev2netdev_line(line.text);
     if (!m) {
-      log.ignore(trim(line.text).empty() ? "blank" : "not ibdev2netdev output");
+      ignore_line(log, line.text, "not ibdev2netdev output");
       continue;
     }
     log.use();

@@ -53,7 +53,7 @@ void parse_ibstat(const Section& s, Facts& facts, LineLog& log) {
     }
     const std::size_t colon = t.find(": ");
     if (dev == nullptr || colon == std::string_view::npos) {
-      log.ignore(t.empty() ? "blank" : "not ibstat output");
+      ignore_line(log, t, "not ibstat output");
       continue;
     }
     const std::string_view key = t.substr(0, colon);
@@ -75,13 +75,9 @@ void parse_ibstat(const Section& s, Facts& facts, LineLog& log) {
       }
     } else {
       if (key == "State") {
-        const auto state = state_from_name(value);
-        if (state) put(port->files, "state", state_file(*state));
-        used = state.has_value();
+        used = put_state(port->files, state_from_name(value));
       } else if (key == "Physical state") {
-        const auto phys = phys_state_from_name(value);
-        if (phys) put(port->files, "phys_state", phys_state_file(*phys));
-        used = phys.has_value();
+        used = put_phys_state(port->files, phys_state_from_name(value));
       } else if (key == "Link layer") {
         put(port->files, "link_layer", std::string(value));
       } else {

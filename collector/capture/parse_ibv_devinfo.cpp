@@ -46,8 +46,7 @@ void parse_ibv_devinfo(const Section& s, Facts& facts, LineLog& log) {
   for (const Line& line : s.lines) {
     const auto f = devinfo_field(line.text);
     if (!f) {
-      const std::string_view t = trim(line.text);
-      log.ignore(t.empty() ? "blank" : "not ibv_devinfo output");
+      ignore_line(log, line.text, "not ibv_devinfo output");
       continue;
     }
     const auto [key, value] = *f;
@@ -77,13 +76,9 @@ void parse_ibv_devinfo(const Section& s, Facts& facts, LineLog& log) {
         used = false;
       }
     } else if (key == "state") {
-      const auto n = enum_in_parens(value);
-      if (n) put(port->files, "state", state_file(*n));
-      used = n.has_value();
+      used = put_state(port->files, enum_in_parens(value));
     } else if (key == "phys_state") {
-      const auto n = enum_in_parens(value);
-      if (n) put(port->files, "phys_state", phys_state_file(*n));
-      used = n.has_value();
+      used = put_phys_state(port->files, enum_in_parens(value));
     } else if (key == "link_layer") {
       put(port->files, "link_layer", std::string(value));
     } else {

@@ -37,11 +37,7 @@ std::string stat_name(bool rx, std::string_view column) {
 }
 
 std::size_t detect_ip_link(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (ip_link_header(line.text)) score += 100;
-  }
-  return score;
+  return score_lines(s, 100, [](std::string_view l) { return ip_link_header(l).has_value(); });
 }
 
 void parse_ip_link(const Section& s, Facts& facts, LineLog& log) {
@@ -84,7 +80,7 @@ void parse_ip_link(const Section& s, Facts& facts, LineLog& log) {
         continue;
       }
     }
-    log.ignore(trim(text).empty() ? "blank" : "ip field rdmatop does not use");
+    ignore_line(log, text, "ip field rdmatop does not use");
   }
 }
 

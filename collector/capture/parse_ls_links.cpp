@@ -19,11 +19,7 @@ std::optional<std::pair<std::string_view, std::string_view>> class_link(std::str
 }
 
 std::size_t detect_ls_links(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (class_link(line.text)) score += 100;
-  }
-  return score;
+  return score_lines(s, 100, [](std::string_view l) { return class_link(l).has_value(); });
 }
 
 void parse_ls_links(const Section& s, Facts& facts, LineLog& log) {

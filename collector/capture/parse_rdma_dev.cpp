@@ -26,18 +26,14 @@ std::optional<std::pair<std::string_view, std::string_view>> rdma_dev_record(
 }
 
 std::size_t detect_rdma_dev(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (rdma_dev_record(line.text)) score += 100;
-  }
-  return score;
+  return score_lines(s, 100, [](std::string_view l) { return rdma_dev_record(l).has_value(); });
 }
 
 void parse_rdma_dev(const Section& s, Facts& facts, LineLog& log) {
   for (const Line& line : s.lines) {
     const auto record = rdma_dev_record(line.text);
     if (!record) {
-      log.ignore(trim(line.text).empty() ? "blank" : "not rdma dev output");
+      ignore_line(log, line.text, "not rdma dev output");
       continue;
     }
     log.use();

@@ -21,17 +21,13 @@ bool is_rdma_link_record(std::string_view line) {
 }
 
 std::size_t detect_rdma_link(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (is_rdma_link_record(line.text)) score += 100;
-  }
-  return score;
+  return score_lines(s, 100, is_rdma_link_record);
 }
 
 void parse_rdma_link(const Section& s, Facts& facts, LineLog& log) {
   for (const Line& line : s.lines) {
     if (!is_rdma_link_record(line.text)) {
-      log.ignore(trim(line.text).empty() ? "blank" : "not rdma link output");
+      ignore_line(log, line.text, "not rdma link output");
       continue;
     }
     const auto words = split_words(line.text);
@@ -41,16 +37,10 @@ void parse_rdma_link(const Section& s, Facts& facts, LineLog& log) {
     PortFacts& port = facts.devices[dp->first].ports[dp->second];
     bool used = false;
     if (const auto it = kv.find("state"); it != kv.end()) {
-      if (const auto state = state_from_name(it->second)) {
-        put(port.files, "state", state_file(*state));
-        used = true;
-      }
+      used = put_state(port.files, state_from_name(it->second));
     }
     if (const auto it = kv.find("physical_state"); it != kv.end()) {
-      if (const auto phys = phys_state_from_name(it->second)) {
-        put(port.files, "phys_state", phys_state_file(*phys));
-        used = true;
-      }
+      used = put_phys_state(port.files, phys_state_from_name(it->second)) || used;
     }
     if (const auto it = kv.find("netdev"); it != kv.end() && is_object_name(it->second)) {
       port.netdev = std::string(it->second);

@@ -21,11 +21,7 @@ bool is_rdma_stat_record(std::string_view line) {
 }
 
 std::size_t detect_rdma_statistic(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (is_rdma_stat_record(line.text)) score += 100 + split_words(line.text).size();
-  }
-  return score;
+  return score_lines(s, 100, is_rdma_stat_record);
 }
 
 void parse_rdma_statistic(const Section& s, Facts& facts, LineLog& log) {
@@ -47,7 +43,7 @@ void parse_rdma_statistic(const Section& s, Facts& facts, LineLog& log) {
       for (const auto w : split_words(line.text)) records.back().words.emplace_back(w);
       log.use();
     } else {
-      log.ignore(trim(line.text).empty() ? "blank" : "not rdma statistic output");
+      ignore_line(log, line.text, "not rdma statistic output");
     }
   }
   for (const Record& r : records) {

@@ -42,12 +42,9 @@ std::optional<GidLine> show_gids_line(std::string_view line) {
 }
 
 std::size_t detect_show_gids(const Section& s) {
-  std::size_t score = 0;
-  for (const Line& line : s.lines) {
-    if (show_gids_line(line.text)) score += 100;
-    if (trim(line.text).starts_with("n_gids_found=")) score += 100;
-  }
-  return score;
+  return score_lines(s, 100, [](std::string_view l) {
+    return show_gids_line(l).has_value() || trim(l).starts_with("n_gids_found=");
+  });
 }
 
 void parse_show_gids(const Section& s, Facts& facts, LineLog& log) {

@@ -59,7 +59,7 @@ void parse_ttar(const Section& s, Facts& facts, LineLog& log) {
     } else if (t.starts_with("Mode: ") || t.starts_with("# ttar")) {
       log.use();
     } else {
-      log.ignore(trim(t).empty() ? "blank" : "not a ttar line");
+      ignore_line(log, t, "not a ttar line");
     }
     ++i;
   }

@@ -143,6 +143,32 @@ nlohmann::json parse_or_empty(const std::string& text) {
   }
 }
 
+Score score(const CaptureSet& set, const nlohmann::json& doc);
+
+/// Every tree of a set read as an operator would run rdmatop on each paste: named when any
+/// paste's report names the problem, clean only when every paste's report is.
+struct TreesRead {
+  Score score;
+  std::set<std::string> keys;  ///< finding_keys of every paste's report
+  std::string exits;           ///< "0,1,0"
+};
+
+TreesRead read_trees(const CaptureSet& set) {
+  TreesRead t;
+  for (const std::string& tree : set.trees) {
+    const Run r = rdmatop::test::run_rdmatop(report_args(tree));
+    t.exits += (t.exits.empty() ? "" : ",") + std::to_string(r.exit_code);
+    const nlohmann::json doc = parse_or_empty(r.out);
+    const Score one = score(set, doc);
+    t.score.named = t.score.named || one.named;
+    if (severity_rank(one.worst) > severity_rank(t.score.worst)) t.score.worst = one.worst;
+    t.score.rules.insert(t.score.rules.end(), one.rules.begin(), one.rules.end());
+    const auto keys = finding_keys(doc);
+    t.keys.insert(keys.begin(), keys.end());
+  }
+  return t;
+}
+
 Score score(const CaptureSet& set, const nlohmann::json& doc) {
   Score s;
   for (const auto& f : doc.value("findings", nlohmann::json::array())) {
@@ -193,23 +219,9 @@ TEST_CASE("real captures: corpus score (issue #15 bar)", "[e2e][real]") {
   std::ostringstream table;
   table << "real-capture corpus (set | verdict | named? | worst severity | findings)\n";
   for (const auto& set : sets) {
-    // Named when any paste's report names it; clean only when every paste's report is.
-    Score s;
-    std::string exits;
-    for (const std::string& tree : set.trees) {
-      const Run r = rdmatop::test::run_rdmatop(report_args(tree));
-      exits += (exits.empty() ? "" : ",") + std::to_string(r.exit_code);
-      nlohmann::json doc;
-      try {
-        doc = nlohmann::json::parse(r.out);
-      } catch (const nlohmann::json::exception&) {
-        doc = nlohmann::json::object();
-      }
-      const Score one = score(set, doc);
-      s.named = s.named || one.named;
-      if (severity_rank(one.worst) > severity_rank(s.worst)) s.worst = one.worst;
-      s.rules.insert(s.rules.end(), one.rules.begin(), one.rules.end());
-    }
+    const TreesRead trees = read_trees(set);
+    const Score& s = trees.score;
+    const std::string& exits = trees.exits;
     std::string verdict_cell = set.verdict;
     std::string named_cell = "-";
     if (set.verdict == "sick") {
@@ -250,16 +262,9 @@ TEST_CASE("real captures: read as published with the diagnosis of the tree", "[e
   std::ostringstream table;
   table << "real captures read as published (set | tree | capture | findings differ)\n";
   for (const auto& set : sets) {
-    Score tree;
-    std::set<std::string> tree_keys;
-    for (const std::string& t : set.trees) {
-      const nlohmann::json doc = parse_or_empty(rdmatop::test::run_rdmatop(report_args(t)).out);
-      const Score one = score(set, doc);
-      tree.named = tree.named || one.named;
-      if (severity_rank(one.worst) > severity_rank(tree.worst)) tree.worst = one.worst;
-      const auto keys = finding_keys(doc);
-      tree_keys.insert(keys.begin(), keys.end());
-    }
+    const TreesRead trees = read_trees(set);
+    const Score& tree = trees.score;
+    const std::set<std::string>& tree_keys = trees.keys;
     const std::string args = "report --json --capture tests/fixtures/real/" + set.name + "/capture";
     const Run r = rdmatop::test::run_rdmatop(args);
     INFO("set " << set.name << ": rdmatop " << args << " exited " << r.exit_code);
