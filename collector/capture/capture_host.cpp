@@ -252,6 +252,40 @@ bool is_recording(std::string_view text) {
          first.find("\"format\":\"rdmatop.recording\"") != std::string_view::npos;
 }
 
+// `diff -u A B` (GNU diffutils, "Unified Format"): "--- A" and "+++ B" headers, then hunks
+// ("@@ -l,n +l,n @@") of " " lines both have, "-" lines only A has and "+" lines only B has.
+// Returns what the diff shows of A and of B, or none when `text` is not a unified diff.
+std::optional<std::pair<std::string, std::string>> split_unified_diff(std::string_view text) {
+  const std::vector<Line> lines = clean_lines(text);
+  bool in_hunk = false;
+  bool seen_hunk = false;
+  std::string before;
+  std::string after;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view t = lines[i].text;
+    if (t.starts_with("--- ") && i + 2 < lines.size() && lines[i + 1].text.starts_with("+++ ") &&
+        lines[i + 2].text.starts_with("@@ ")) {
+      in_hunk = false;
+      ++i;  // the "+++" header
+      continue;
+    }
+    if (t.starts_with("@@ ") && t.find(" @@") != std::string_view::npos) {
+      in_hunk = true;
+      seen_hunk = true;
+      continue;
+    }
+    if (!in_hunk || t.empty()) continue;
+    const std::string body(t.substr(1));
+    if (t.front() == ' ' || t.front() == '-') before += body + "\n";
+    if (t.front() == ' ' || t.front() == '+') after += body + "\n";
+    if (t.front() != ' ' && t.front() != '-' && t.front() != '+' && t.front() != '\\') {
+      in_hunk = false;  // the diff ended; what follows is not part of it
+    }
+  }
+  if (!seen_hunk) return std::nullopt;
+  return std::make_pair(std::move(before), std::move(after));
+}
+
 // ---------------------------------------------------------------- in-memory sources
 
 std::string strip_slashes(std::string_view p) {
@@ -404,8 +438,18 @@ void read_text(std::string_view text, Facts& facts, FileReport& report) {
   }
 }
 
-CaptureSet assemble(const std::vector<CaptureInput>& inputs) {
+CaptureSet assemble(const std::vector<CaptureInput>& given) {
   CaptureSet out;
+  // A `diff -u` of two dumps is the two dumps, before then after.
+  std::vector<CaptureInput> inputs;
+  for (const CaptureInput& input : given) {
+    if (auto sides = split_unified_diff(input.text); sides && input.error.empty()) {
+      inputs.push_back(CaptureInput{input.name + " (diff: before)", std::move(sides->first), {}});
+      inputs.push_back(CaptureInput{input.name + " (diff: after)", std::move(sides->second), {}});
+    } else {
+      inputs.push_back(input);
+    }
+  }
   std::vector<std::size_t> order(inputs.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {

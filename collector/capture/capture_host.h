@@ -54,7 +54,9 @@ struct CaptureSet {
   std::string host;  ///< the host the prompts name; empty when none does
 };
 
-/// Reads `inputs` (in the order given) into the captures of one host.
+/// Reads `inputs` (in the order given) into the captures of one host. A file holding a
+/// `diff -u` of two dumps is read as the two dumps, "NAME (diff: before)" then
+/// "NAME (diff: after)".
 CaptureSet assemble(const std::vector<CaptureInput>& inputs);
 
 /// Reads one file's text into `facts` and `report` (a single-file assemble, for tests).

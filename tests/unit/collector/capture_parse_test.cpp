@@ -383,6 +383,24 @@ TEST_CASE("capture assembly: sequences, labels, dates and two hosts", "[capture]
     CHECK(ethtool(set.captures[1], "enp178s0f0", "rx_prio0_bytes") == 88171136852706ULL);
     CHECK(set.files[0].notes.size() == 1);
   }
+  SECTION("a diff -u of two dumps is before and after") {
+    // The before/after values of bytedance/byteps#179 as `diff -u` prints two dumps of them.
+    const auto set = assemble({{"prio.diff",
+                                "$ diff -u before.txt after.txt\n--- before.txt\t2020-01-01\n"
+                                "+++ after.txt\t2020-01-01\n@@ -1,3 +1,3 @@\n"
+                                " `ethtool -S enp178s0f0 |grep prio`\n"
+                                "-     rx_prio0_bytes: 88034564921216\n"
+                                "+     rx_prio0_bytes: 88171136852706\n"
+                                "      rx_prio1_bytes: 0\n",
+                                {}}});
+    REQUIRE(set.files.size() == 2);
+    CHECK(set.files[0].name == "prio.diff (diff: before)");
+    CHECK(set.files[1].name == "prio.diff (diff: after)");
+    REQUIRE(set.captures.size() == 2);
+    CHECK(ethtool(set.captures[0], "enp178s0f0", "rx_prio0_bytes") == 88034564921216ULL);
+    CHECK(ethtool(set.captures[1], "enp178s0f0", "rx_prio0_bytes") == 88171136852706ULL);
+    CHECK(ethtool(set.captures[1], "enp178s0f0", "rx_prio1_bytes") == 0ULL);
+  }
   SECTION("date lines stamp the captures") {
     const auto set = assemble({{"session.txt",
                                 "$ date\nTue Dec  1 21:36:46 UTC 2026\n$ rdma statistic\n"
