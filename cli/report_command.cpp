@@ -133,10 +133,11 @@ std::vector<double> capture_offsets(const capture::CaptureSet& set, double inter
 /// capture had appended and annotated with the capture that had them.
 int run_report_capture(const ReportOptions& options) {
   const capture::CaptureSet set = capture::assemble(capture::read_capture_inputs(options.capture));
+  const DeviceFilter filter{options.sources.devices, options.sources.exclude_devices};
   const auto snapshot_of = [&](std::size_t i) {
     static const capture::Facts none;
     return capture::build_snapshot(set.captures.empty() ? none : set.captures[i], set.files,
-                                   set.host, i + 1);
+                                   set.host, i + 1, filter);
   };
   const std::size_t count = std::max<std::size_t>(set.captures.size(), 1);
   const std::vector<double> offsets = capture_offsets(set, options.capture_interval_seconds);

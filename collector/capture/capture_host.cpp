@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <ctime>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "collector/capture/capture_text.h"
@@ -85,16 +86,23 @@ void merge(Facts& into, const Facts& from) {
   }
 }
 
-// The one netdev `known` names (by a port link or its own facts), or "".
+// The one netdev `known` names (by a port link or its own facts), or "". Stops at the second
+// name, so a paste of many netdevs costs no more than two.
 std::string single_netdev(const Facts& known) {
-  std::set<std::string> names;
-  for (const auto& [name, net] : known.netdevs) names.insert(name);
+  std::string found;
+  const auto see = [&found](const std::string& name) {
+    if (found.empty()) found = name;
+    return found == name;
+  };
+  for (const auto& [name, net] : known.netdevs) {
+    if (!see(name)) return {};
+  }
   for (const auto& [dname, dev] : known.devices) {
     for (const auto& [number, port] : dev.ports) {
-      if (!port.netdev.empty()) names.insert(port.netdev);
+      if (!port.netdev.empty() && !see(port.netdev)) return {};
     }
   }
-  return names.size() == 1 ? *names.begin() : std::string();
+  return found;
 }
 
 // "ethtool -S | grep prio" pasted without its command line names no interface: it belongs to
@@ -538,7 +546,7 @@ std::string describe(const FileReport& file) {
 }
 
 Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files,
-                        const std::string& host, std::uint64_t seq) {
+                        const std::string& host, std::uint64_t seq, const DeviceFilter& filter) {
   Snapshot snap;
   snap.seq = seq;
   snap.taken = std::chrono::steady_clock::now();
@@ -555,7 +563,7 @@ Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files
   }
   const MemoryFileSource sysfs(facts);
   MemoryEthtoolSource ethtool(facts);
-  const CollectContext ctx{sysfs,   ethtool, {},     nullptr, CounterSource::sysfs,
+  const CollectContext ctx{sysfs,   ethtool, filter, nullptr, CounterSource::sysfs,
                            nullptr, nullptr, nullptr};
   // As collect_snapshot (collect.cpp) runs them for a sysfs tree, with the links the tools
   // print between a port and its netdev set where the sysfs walk found none.

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "collector/capture/capture_facts.h"
+#include "collector/collect.h"
 #include "collector/model/snapshot.h"
 
 namespace rdmatop::capture {
@@ -62,10 +63,12 @@ CaptureSet assemble(const std::vector<CaptureInput>& inputs);
 /// Reads one file's text into `facts` and `report` (a single-file assemble, for tests).
 void read_text(std::string_view text, Facts& facts, FileReport& report);
 
-/// The Snapshot of one capture: the collectors run on the facts (see above), `seq` and `host`
-/// stamped, and one "capture" SourceStatus per file of `files` first.
+/// The Snapshot of one capture: the collectors run on the facts (see above) with `filter`
+/// (--device / --exclude-device), `seq` and `host` stamped, and one "capture" SourceStatus per
+/// file of `files` first.
 Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files,
-                        const std::string& host, std::uint64_t seq);
+                        const std::string& host, std::uint64_t seq,
+                        const DeviceFilter& filter = {});
 
 /// "ibstat, rdma link: 17 lines used, 3 ignored (2 markdown fence, 1 command line)".
 std::string describe(const FileReport& file);
