@@ -49,6 +49,7 @@ struct NetdevFacts {
   std::optional<CounterMap> ethtool;  ///< `ethtool -S` (whole or a grep fragment)
   std::optional<DriverInfo> driver;   ///< `ethtool -i`
   std::optional<PauseInfo> pause;     ///< `ethtool -a`
+  std::optional<DcbInfo> dcb;         ///< `dcb pfc|ets|app show dev IF`, field by field
   bool operator==(const NetdevFacts&) const = default;
 };
 

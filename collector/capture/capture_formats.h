@@ -20,5 +20,6 @@ FormatParser ibdev2netdev_format();    // ibdev2netdev [-v] [| column -t]
 FormatParser ip_link_format();         // ip addr / ip link / ip -s link
 FormatParser ls_links_format();        // ls -l[R] /sys/class/infiniband
 FormatParser show_gids_format();       // show_gids
+FormatParser dcb_format();             // dcb pfc|ets|app show dev IF
 
 }  // namespace rdmatop::capture

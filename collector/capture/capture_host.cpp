@@ -10,6 +10,7 @@
 
 #include "collector/capture/capture_text.h"
 #include "collector/collect.h"
+#include "collector/source/dcbnl_source.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
 
@@ -25,6 +26,32 @@ bool map_conflicts(const Map& known, const Map& incoming) {
     if (it != known.end() && !(it->second == value)) return true;
   }
   return false;
+}
+
+// `dcb pfc show` and `dcb ets show` fill different fields of one DcbInfo: only a field both
+// give, with different values, is a second capture.
+bool dcb_conflicts(const DcbInfo& a, const DcbInfo& b) {
+  const auto opt = [](const auto& x, const auto& y) { return x && y && *x != *y; };
+  const auto vec = [](const auto& x, const auto& y) {
+    return !x.empty() && !y.empty() && !std::equal(x.begin(), x.end(), y.begin(), y.end());
+  };
+  return opt(a.pfc_enabled, b.pfc_enabled) || opt(a.pfc_cap, b.pfc_cap) ||
+         opt(a.pfc_delay, b.pfc_delay) || vec(a.pfc_requests, b.pfc_requests) ||
+         vec(a.pfc_indications, b.pfc_indications) || vec(a.ets_prio_tc, b.ets_prio_tc) ||
+         vec(a.ets_tc_bw, b.ets_tc_bw) || vec(a.ets_tc_tsa, b.ets_tc_tsa) || vec(a.app, b.app);
+}
+
+void merge_dcb(DcbInfo& into, const DcbInfo& from) {
+  if (from.pfc_enabled) into.pfc_enabled = from.pfc_enabled;
+  if (from.pfc_cap) into.pfc_cap = from.pfc_cap;
+  if (from.pfc_delay) into.pfc_delay = from.pfc_delay;
+  if (!from.pfc_requests.empty()) into.pfc_requests = from.pfc_requests;
+  if (!from.pfc_indications.empty()) into.pfc_indications = from.pfc_indications;
+  if (!from.ets_prio_tc.empty()) into.ets_prio_tc = from.ets_prio_tc;
+  if (!from.ets_tc_bw.empty()) into.ets_tc_bw = from.ets_tc_bw;
+  if (!from.ets_tc_tsa.empty()) into.ets_tc_tsa = from.ets_tc_tsa;
+  if (!from.app.empty()) into.app = from.app;
+  if (!from.trust.empty()) into.trust = from.trust;
 }
 
 bool conflicts(const Facts& known, const Facts& incoming) {
@@ -54,6 +81,7 @@ bool conflicts(const Facts& known, const Facts& incoming) {
     }
     if (net.driver && it->second.driver && !(*net.driver == *it->second.driver)) return true;
     if (net.pause && it->second.pause && !(*net.pause == *it->second.pause)) return true;
+    if (net.dcb && it->second.dcb && dcb_conflicts(*it->second.dcb, *net.dcb)) return true;
   }
   return false;
 }
@@ -83,6 +111,10 @@ void merge(Facts& into, const Facts& from) {
     }
     if (net.driver) n.driver = net.driver;
     if (net.pause) n.pause = net.pause;
+    if (net.dcb) {
+      if (!n.dcb) n.dcb.emplace();
+      merge_dcb(*n.dcb, *net.dcb);
+    }
   }
 }
 
@@ -437,6 +469,30 @@ class MemoryEthtoolSource final : public EthtoolSource {
   const Facts& facts_;
 };
 
+/// `dcb ... show dev IF` as pasted; EOPNOTSUPP (no DCB support, as dcbnl says for a netdev
+/// without dcbnl_ops) for a netdev no paste shows.
+class MemoryDcbSource final : public DcbSource {
+ public:
+  explicit MemoryDcbSource(const Facts& facts) : facts_(facts) {}
+  Result<DcbInfo> ieee(const std::string& ifname) override {
+    const auto it = facts_.netdevs.find(ifname);
+    if (it == facts_.netdevs.end() || !it->second.dcb) {
+      return Error{EOPNOTSUPP, "no dcb output for " + ifname + " in the capture"};
+    }
+    return *it->second.dcb;
+  }
+
+ private:
+  const Facts& facts_;
+};
+
+bool has_dcb(const Facts& facts) {
+  for (const auto& [name, net] : facts.netdevs) {
+    if (net.dcb) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void read_text(std::string_view text, Facts& facts, FileReport& report) {
@@ -563,8 +619,16 @@ Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files
   }
   const MemoryFileSource sysfs(facts);
   MemoryEthtoolSource ethtool(facts);
-  const CollectContext ctx{sysfs,   ethtool, filter, nullptr, CounterSource::sysfs,
-                           nullptr, nullptr, nullptr};
+  MemoryDcbSource dcb(facts);
+  // DCB is read only when a paste shows some, as a sysfs tree has none: no file, no status.
+  const CollectContext ctx{sysfs,
+                           ethtool,
+                           filter,
+                           nullptr,
+                           CounterSource::sysfs,
+                           nullptr,
+                           has_dcb(facts) ? &dcb : nullptr,
+                           nullptr};
   // As collect_snapshot (collect.cpp) runs them for a sysfs tree, with the links the tools
   // print between a port and its netdev set where the sysfs walk found none.
   collect_all(ctx, snap, [&facts](Snapshot& walked) {

@@ -348,6 +348,34 @@ TEST_CASE("capture formats: real pastes", "[capture]") {
         "   v1      b3.vxlan.30100\n");
     CHECK(port_file(spaces.facts, "mlx5_bond_0", 1, "gid_attrs/ndevs/2") == "b3.vxlan.30100");
   }
+  SECTION(
+      "dcb pfc / ets / app show, as their man pages print them (dcb-pfc.8, dcb-ets.8, dcb-app.8)") {
+    const auto r = read(
+        "# dcb pfc show dev eth0\npfc-cap 8 macsec-bypass off delay 4096\n"
+        "prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:on 7:on\n"
+        "# dcb ets show dev eth0 prio-tc tc-tsa tc-bw\nprio-tc 0:0 1:1 2:2 3:3 4:4 5:5 6:6 7:7\n"
+        "tc-tsa 0:ets 1:ets 2:ets 3:strict 4:strict 5:strict 6:strict 7:strict\n"
+        "tc-bw 0:33 1:33 2:34 3:0 4:0 5:0 6:0 7:0\n"
+        "# dcb app show dev eth0 dscp-prio\ndscp-prio 0:0 CS3:2 CS3:3 CS6:6\n");
+    CHECK(r.report.formats == std::vector<std::string>{"dcb"});
+    REQUIRE(r.facts.netdevs.contains("eth0"));
+    const auto& dcb = r.facts.netdevs.at("eth0").dcb;
+    REQUIRE(dcb.has_value());
+    CHECK(dcb->pfc_enabled == std::uint8_t{0xc0});
+    CHECK(dcb->pfc_cap == std::uint8_t{8});
+    CHECK(dcb->pfc_delay == std::uint16_t{4096});
+    CHECK(dcb->ets_prio_tc == std::vector<std::uint8_t>{0, 1, 2, 3, 4, 5, 6, 7});
+    CHECK(dcb->ets_tc_tsa == std::vector<std::uint8_t>{2, 2, 2, 0, 0, 0, 0, 0});
+    CHECK(dcb->ets_tc_bw == std::vector<std::uint8_t>{33, 33, 34, 0, 0, 0, 0, 0});
+    REQUIRE(dcb->app.size() == 4);
+    CHECK(dcb->app[1] == DcbAppEntry{5, 24, 2});
+    CHECK(dcb->app[3] == DcbAppEntry{5, 48, 6});
+    check_accounting(r.report);
+    // A cut prio-pfc line is not half a PFC map.
+    const auto cut = read("# dcb pfc show dev eth0\nprio-pfc 0:off 1:off 2:off 3:on\n");
+    CHECK_FALSE(cut.facts.netdevs.contains("eth0"));
+    CHECK(cut.report.log.ignored.at("dcb line cut or malformed") == 1);
+  }
   SECTION("a file no format knows is listed, not fatal") {
     const auto r = read("The RDMA bandwidth is low since Monday.\nAny idea?\n");
     CHECK(r.report.formats.empty());
@@ -442,6 +470,25 @@ TEST_CASE("capture assembly: sequences, labels, dates and two hosts", "[capture]
     CHECK(set.captures.empty());
     CHECK(describe(set.files[0]) == "gone.txt: No such file or directory");
   }
+}
+
+TEST_CASE("capture snapshot: pasted DCB reaches the netdev", "[capture]") {
+  // dcb-pfc.8's example on a RoCE port linked by rdma link (openucx/ucx#11048's line shape).
+  const auto set = assemble({{"session.txt",
+                              "$ rdma link\nlink mlx5_0/1 state ACTIVE physical_state LINK_UP "
+                              "netdev eth0\n# dcb pfc show dev eth0\n"
+                              "pfc-cap 8 macsec-bypass off delay 4096\n"
+                              "prio-pfc 0:off 1:off 2:off 3:off 4:off 5:off 6:on 7:on\n",
+                              {}}});
+  REQUIRE(set.captures.size() == 1);
+  const Snapshot snap = build_snapshot(set.captures[0], set.files, set.host, 1);
+  REQUIRE(snap.netdevs.size() == 1);
+  REQUIRE(snap.netdevs[0].dcb.has_value());
+  CHECK(snap.netdevs[0].dcb->pfc_enabled == std::uint8_t{0xc0});
+  // Without a dcb paste no DCB status is made up (a sysfs tree has none either).
+  const auto plain = assemble({{"link.txt", "link mlx5_0/1 state ACTIVE netdev eth0\n", {}}});
+  const Snapshot none = build_snapshot(plain.captures[0], plain.files, plain.host, 1);
+  for (const auto& st : none.sources) CHECK(st.source != "dcb");
 }
 
 TEST_CASE("capture snapshot: the collectors read the facts as a sysfs tree", "[capture]") {
