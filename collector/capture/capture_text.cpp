@@ -401,6 +401,14 @@ std::optional<std::string> guid_from_hex(std::string_view text) {
          hex.substr(12, 4);
 }
 
+void count_line(LineLog& log, bool used, std::string_view reason) {
+  if (used) {
+    log.use();
+  } else {
+    log.ignore(reason);
+  }
+}
+
 void ignore_line(LineLog& log, std::string_view text, std::string_view reason) {
   log.ignore(trim(text).empty() ? "blank" : reason);
 }

@@ -80,6 +80,9 @@ std::size_t score_lines(const Section& s, std::size_t weight, Predicate is_line)
   return score;
 }
 
+/// Counts a line used, or ignored for `reason`.
+void count_line(LineLog& log, bool used, std::string_view reason);
+
 /// Counts a line a parser does not use: "blank", or `reason`.
 void ignore_line(LineLog& log, std::string_view text, std::string_view reason);
 

@@ -84,12 +84,9 @@ void parse_ibstat(const Section& s, Facts& facts, LineLog& log) {
         used = false;
       }
     }
-    if (used) {
-      log.use();
-    } else {
-      log.ignore(value == "..." ? "value elided by the poster"
-                                : "ibstat field with no sysfs rendering");
-    }
+    count_line(
+        log, used,
+        value == "..." ? "value elided by the poster" : "ibstat field with no sysfs rendering");
   }
 }
 

@@ -84,11 +84,7 @@ void parse_ibv_devinfo(const Section& s, Facts& facts, LineLog& log) {
     } else {
       used = false;
     }
-    if (used) {
-      log.use();
-    } else {
-      log.ignore("ibv_devinfo field with no sysfs rendering");
-    }
+    count_line(log, used, "ibv_devinfo field with no sysfs rendering");
   }
 }
 

@@ -48,11 +48,7 @@ void parse_rdma_link(const Section& s, Facts& facts, LineLog& log) {
     }
     if (kv.contains("subnet_prefix") || kv.contains("lid"))
       put(port.files, "link_layer", "InfiniBand");
-    if (used) {
-      log.use();
-    } else {
-      log.ignore("rdma link line without a known state");
-    }
+    count_line(log, used, "rdma link line without a known state");
   }
 }
 
