@@ -1,5 +1,6 @@
 // `rdmatop report`: two snapshots --interval apart, diagnosed by the rules, printed as text or
 // JSON. With --from, the snapshots of a recording instead (docs/recording.md).
+#include <algorithm>
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -7,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "collector/capture/capture_reader.h"
 #include "exporters/monitor/fast_loop.h"
 #include "exporters/monitor/monitor.h"
 #include "exporters/recording/recording_provider.h"
@@ -21,10 +23,12 @@ struct ReportOptions {
   double interval_seconds = 5.0;
   bool json = false;
   RuleOptions rules;
-  std::vector<std::string> from;  ///< a recording (its rotated files) instead of the live host
-  std::string at;                 ///< --at TIME: the last snapshot fed
-  std::string window;             ///< --window FROM..TO
-  std::string demo;               ///< --demo SCENARIO: the simulated host instead of this one
+  std::vector<std::string> from;     ///< a recording (its rotated files) instead of the live host
+  std::string at;                    ///< --at TIME: the last snapshot fed
+  std::string window;                ///< --window FROM..TO
+  std::string demo;                  ///< --demo SCENARIO: the simulated host instead of this one
+  std::vector<std::string> capture;  ///< --capture PATH: pasted command output (docs/capture.md)
+  double capture_interval_seconds = 0;  ///< --capture-interval: seconds between the captures
   double fast_interval_seconds = FastPathOptions{}.interval_s;
 };
 
@@ -103,7 +107,106 @@ int run_report_demo(const ReportOptions& options, RuleSetLoad rules) {
   return static_cast<int>(report_exit_code(*report));
 }
 
+/// The seconds between consecutive captures: --capture-interval, else the `date` lines when
+/// every capture has one and they increase, else none (0: lifetime evidence only).
+std::vector<double> capture_offsets(const capture::CaptureSet& set, double interval) {
+  std::vector<double> offsets(set.captures.size(), 0.0);
+  if (set.captures.size() < 2) return offsets;
+  if (interval > 0) {
+    for (std::size_t i = 0; i < offsets.size(); ++i) offsets[i] = interval * static_cast<double>(i);
+    return offsets;
+  }
+  for (std::size_t i = 0; i < set.times.size(); ++i) {
+    if (!set.times[i] || (i > 0 && *set.times[i] <= *set.times[i - 1])) {
+      return std::vector<double>(set.captures.size(), 0.0);
+    }
+    offsets[i] = std::chrono::duration<double>(*set.times[i] - *set.times.front()).count();
+  }
+  return offsets;
+}
+
+/// `--capture PATH...`: the pasted outputs read into the captures of one host
+/// (collector/capture/capture_host.h). With an interval between them (--capture-interval or
+/// `date` lines), the captures go through one Monitor as ticks that far apart, so the report
+/// has rates; without one, each capture is diagnosed on its own (lifetime evidence only, as
+/// `--interval 0`) and the report is the last capture's, with the findings only an earlier
+/// capture had appended and annotated with the capture that had them.
+int run_report_capture(const ReportOptions& options) {
+  const capture::CaptureSet set = capture::assemble(capture::read_capture_inputs(options.capture));
+  const DeviceFilter filter{options.sources.devices, options.sources.exclude_devices};
+  const auto snapshot_of = [&](std::size_t i) {
+    static const capture::Facts none;
+    return capture::build_snapshot(set.captures.empty() ? none : set.captures[i], set.files,
+                                   set.host, i + 1, filter);
+  };
+  const std::size_t count = std::max<std::size_t>(set.captures.size(), 1);
+  const std::vector<double> offsets = capture_offsets(set, options.capture_interval_seconds);
+  const bool timed = count > 1 && offsets.back() > 0;
+  std::shared_ptr<const Report> report;
+  if (timed) {
+    const auto base_taken = std::chrono::steady_clock::now();
+    const auto base_wall = set.times.front().value_or(std::chrono::system_clock::now());
+    std::size_t next = 0;
+    RuleSetLoad rules = load_rules(options.rules, "rdmatop report");
+    Monitor monitor(
+        [&](std::uint64_t) -> std::optional<Snapshot> {
+          if (next >= count) return std::nullopt;
+          Snapshot snap = snapshot_of(next);
+          const auto offset = std::chrono::duration_cast<std::chrono::nanoseconds>(
+              std::chrono::duration<double>(offsets[next]));
+          snap.taken = base_taken + offset;
+          snap.wall = set.times[next].value_or(
+              base_wall + std::chrono::duration_cast<std::chrono::system_clock::duration>(offset));
+          ++next;
+          return snap;
+        },
+        std::move(rules.groups), std::move(rules.errors));
+    while (monitor.step() != nullptr) {
+    }
+    report = monitor.latest();
+  } else {
+    std::vector<Finding> earlier;
+    for (std::size_t i = 0; i < count; ++i) {
+      RuleSetLoad rules = load_rules(options.rules, "rdmatop report");
+      bool given = false;
+      Monitor monitor(
+          [&](std::uint64_t) -> std::optional<Snapshot> {
+            if (given) return std::nullopt;
+            given = true;
+            Snapshot snap = snapshot_of(i);
+            if (i < set.times.size() && set.times[i]) snap.wall = *set.times[i];
+            return snap;
+          },
+          std::move(rules.groups), std::move(rules.errors));
+      monitor.step();
+      report = monitor.latest();
+      if (i + 1 == count) break;
+      for (Finding f : report->findings) {
+        if (f.state == FindingState::resolved) continue;
+        f.annotations.emplace_back(
+            "capture", "capture " + std::to_string(i + 1) + " of " + std::to_string(count) +
+                           " (an earlier one; the last has no such finding)");
+        earlier.push_back(std::move(f));
+      }
+    }
+    if (!earlier.empty()) {
+      Report merged = *report;
+      for (Finding& f : earlier) {
+        const bool known =
+            std::any_of(merged.findings.begin(), merged.findings.end(),
+                        [&](const Finding& g) { return g.rule == f.rule && g.labels == f.labels; });
+        if (!known) merged.findings.push_back(std::move(f));
+      }
+      report = std::make_shared<const Report>(std::move(merged));
+    }
+  }
+  std::cout << (options.json ? render_report_json(*report) : render_report_text(*report));
+  std::cout.flush();
+  return static_cast<int>(report_exit_code(*report));
+}
+
 int run_report(const ReportOptions& options) {
+  if (!options.capture.empty()) return run_report_capture(options);
   RuleSetLoad rules = load_rules(options.rules, "rdmatop report");
   if (!options.from.empty()) return run_report_from(options, std::move(rules));
   if (!options.demo.empty()) return run_report_demo(options, std::move(rules));
@@ -151,6 +254,19 @@ void register_report_command(CLI::App& app, int& exit_code) {
                       "Diagnose a recording (rdmatop record) instead of this host: one file, or "
                       "all files of a rotated recording in any order (--from rec.jsonl*)")
           ->excludes(interval);
+  CLI::Option* capture =
+      cmd->add_option("--capture", options->capture,
+                      "Diagnose pasted command output instead of this host: a file, a directory "
+                      "(read recursively) or a .tar.gz; repeatable, in time order "
+                      "(docs/capture.md)")
+          ->excludes(interval)
+          ->excludes(from);
+  cmd->add_option("--capture-interval", options->capture_interval_seconds,
+                  "With --capture: seconds between consecutive captures of the host, for rates "
+                  "(default: the `date` lines in the files; without either, lifetime evidence "
+                  "only)")
+      ->needs(capture)
+      ->check(CLI::Range(0.0, 86400.0));
   CLI::Option* at = cmd->add_option("--at", options->at,
                                     "With --from: report as of TIME (RFC3339, or +90s from the "
                                     "recording start)")

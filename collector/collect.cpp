@@ -38,9 +38,16 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   snap.wall = std::chrono::system_clock::now();
   std::array<char, 256> host{};
   if (gethostname(host.data(), host.size() - 1) == 0) snap.hostname = host.data();
+  collect_all(ctx, snap);
+  return snap;
+}
+
+void collect_all(const CollectContext& ctx, Snapshot& snap,
+                 const std::function<void(Snapshot&)>& after_rdma) {
   ctx.sysfs.begin_pass();
   const RdmaDeviceList devices = list_rdma_devices(ctx);
   collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, devices));
+  if (after_rdma) after_rdma(snap);
   collect_netdev_sysfs(ctx, snap);
   collect_ethtool(ctx, snap);
   collect_devlink(ctx, snap);
@@ -48,7 +55,6 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
   collect_readiness(ctx, snap);
   const ThreadProcesses threads = collect_rdma_processes(ctx, snap, devices);
   collect_qp_counters(ctx, snap, devices, threads);
-  return snap;
 }
 
 }  // namespace rdmatop

@@ -97,6 +97,11 @@ void collect_qp_counters(const CollectContext& ctx, Snapshot& out, const RdmaDev
 
 /// Runs all collectors in order and stamps the snapshot (seq, clocks, hostname).
 Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);
+/// The collectors of collect_snapshot, in its order, into `snap` (not stamped). `after_rdma`
+/// runs after the RDMA sysfs walk, before the netdevs of its ports are read: a capture sets the
+/// port -> netdev links its files print there (collector/capture/capture_host.h).
+void collect_all(const CollectContext& ctx, Snapshot& snap,
+                 const std::function<void(Snapshot&)>& after_rdma = {});
 
 /// Times a unit of collection work and turns its outcome into a SourceStatus.
 class StatusTimer {

@@ -1,0 +1,106 @@
+// What pasted command output says about a host (`rdmatop report --capture`, docs/capture.md).
+//
+// The format parsers (collector/capture/parse_*.cpp) are pure functions: one Section of text in,
+// facts out. Facts are kept in the rendering the kernel's own files use, keyed like sysfs
+// (drivers/infiniband/core/sysfs.c, net/core/net-sysfs.c): a port's "state" is "4: ACTIVE", a
+// counter is its decimal text. A tool that prints another rendering of the same kernel value
+// (ibstat "Active", rdma "LINK_UP", ibstat "0x..." GUIDs) is converted to it and to nothing
+// else. What no paste says is absent, never 0 and never guessed; the host assembler
+// (capture_host.h) serves these facts to the unchanged collectors, so a capture is read exactly
+// as the same files in a sysfs tree would be.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/model/snapshot.h"
+
+namespace rdmatop::capture {
+
+using Attrs = std::map<std::string, std::string, std::less<>>;
+
+struct PortFacts {
+  /// Relative to ports/<n>/: "state", "phys_state", "rate", "link_layer", "counters/<name>",
+  /// "hw_counters/<name>", "gids/<i>", "gid_attrs/types/<i>", "gid_attrs/ndevs/<i>".
+  Attrs files;
+  std::string netdev;  ///< the port's netdev as ibdev2netdev / rdma link / show_gids name it
+  bool operator==(const PortFacts&) const = default;
+};
+
+struct DeviceFacts {
+  /// Relative to class/infiniband/<dev>/: "node_type", "fw_ver", "node_guid", "sys_image_guid",
+  /// "hca_type", "hw_rev", "board_id", "hw_counters/<name>".
+  Attrs files;
+  std::map<std::uint32_t, PortFacts> ports;
+  /// The class link's target as `ls -l /sys/class/infiniband` prints it
+  /// ("../../devices/pci0000:17/.../infiniband/irdma0"); empty when no paste shows it.
+  std::string class_link;
+  bool operator==(const DeviceFacts&) const = default;
+};
+
+struct NetdevFacts {
+  Attrs files;  ///< relative to class/net/<if>/: "operstate", "mtu", "address", "statistics/x"
+  std::optional<CounterMap> ethtool;  ///< `ethtool -S` (whole or a grep fragment)
+  std::optional<DriverInfo> driver;   ///< `ethtool -i`
+  std::optional<PauseInfo> pause;     ///< `ethtool -a`
+  std::optional<DcbInfo> dcb;         ///< `dcb pfc|ets|app show dev IF`, field by field
+  bool operator==(const NetdevFacts&) const = default;
+};
+
+/// Everything the pastes of one host at one time say.
+struct Facts {
+  std::map<std::string, DeviceFacts, std::less<>> devices;
+  std::map<std::string, NetdevFacts, std::less<>> netdevs;
+  /// `ethtool -S` lines of a paste that names no interface ("ethtool -S | grep prio" pasted
+  /// without its command line): attached by the assembler to the one netdev the other pastes
+  /// name, if there is exactly one, and otherwise reported unused.
+  std::optional<CounterMap> unnamed_ethtool;
+  std::optional<DriverInfo> unnamed_driver;
+  bool operator==(const Facts&) const = default;
+};
+
+/// One line of a paste, cleaned (no CR, no ANSI escape sequences), with its 1-based number.
+struct Line {
+  std::string text;
+  std::size_t number = 0;
+};
+
+/// A run of lines that one command printed: split at prompts, banners and bare command lines
+/// (capture_text.h). `command` is the command line that printed it, when the paste shows one.
+struct Section {
+  std::string command;  ///< "ethtool -S enp178s0f0 |grep prio"; empty when none was pasted
+  std::string cwd;      ///< the directory a prompt or a `cd` names ("/sys/class/.../counters")
+  std::string host;     ///< the host a prompt names ("node102" of "root@node102:~#")
+  std::string banner;   ///< the file a "=== f ===" / "==> f <==" banner names
+  std::vector<Line> lines;
+};
+
+/// Why a line was not used, per reason, and how many were.
+struct LineLog {
+  std::size_t used = 0;
+  std::map<std::string, std::size_t, std::less<>> ignored;  ///< reason -> lines
+  void use() { ++used; }
+  void ignore(std::string_view reason) { ++ignored[std::string(reason)]; }
+  std::size_t ignored_total() const;
+};
+
+/// One format: how strongly a section looks like it (the number of lines only this format
+/// prints; 0: not this format) and what it says.
+struct FormatParser {
+  std::string_view name;  ///< "ibstat", "ethtool -S", ... as docs/capture.md lists them
+  std::size_t (*detect)(const Section&);
+  void (*parse)(const Section&, Facts&, LineLog&);
+};
+
+/// Every format, in a fixed order (capture_formats.cpp).
+const std::vector<FormatParser>& formats();
+/// The format with this name, or null.
+const FormatParser* find_format(std::string_view name);
+
+}  // namespace rdmatop::capture

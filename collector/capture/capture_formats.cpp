@@ -1,0 +1,26 @@
+#include "collector/capture/capture_formats.h"
+
+namespace rdmatop::capture {
+
+const std::vector<FormatParser>& formats() {
+  static const std::vector<FormatParser> all = {
+      ttar_format(),           sysfs_values_format(),
+      ethtool_info_format(),   ethtool_pause_format(),
+      rdma_statistic_format(), rdma_link_format(),
+      rdma_dev_format(),       ibstat_format(),
+      ibv_devinfo_format(),    ibdev2netdev_format(),
+      ip_link_format(),        ls_links_format(),
+      show_gids_format(),      dcb_format(),
+      ethtool_stats_format(),
+  };
+  return all;
+}
+
+const FormatParser* find_format(std::string_view name) {
+  for (const FormatParser& f : formats()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace rdmatop::capture

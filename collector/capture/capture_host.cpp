@@ -1,0 +1,647 @@
+#include "collector/capture/capture_host.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <ctime>
+#include <set>
+#include <string>
+#include <utility>
+
+#include "collector/capture/capture_text.h"
+#include "collector/collect.h"
+#include "collector/source/dcbnl_source.h"
+#include "collector/source/ethtool_source.h"
+#include "collector/source/file_source.h"
+
+namespace rdmatop::capture {
+namespace {
+
+// ---------------------------------------------------------------- merging
+
+template <class Map>
+bool map_conflicts(const Map& known, const Map& incoming) {
+  for (const auto& [key, value] : incoming) {
+    const auto it = known.find(key);
+    if (it != known.end() && !(it->second == value)) return true;
+  }
+  return false;
+}
+
+// `dcb pfc show` and `dcb ets show` fill different fields of one DcbInfo: only a field both
+// give, with different values, is a second capture.
+bool dcb_conflicts(const DcbInfo& a, const DcbInfo& b) {
+  const auto opt = [](const auto& x, const auto& y) { return x && y && *x != *y; };
+  const auto vec = [](const auto& x, const auto& y) {
+    return !x.empty() && !y.empty() && !std::equal(x.begin(), x.end(), y.begin(), y.end());
+  };
+  return opt(a.pfc_enabled, b.pfc_enabled) || opt(a.pfc_cap, b.pfc_cap) ||
+         opt(a.pfc_delay, b.pfc_delay) || vec(a.pfc_requests, b.pfc_requests) ||
+         vec(a.pfc_indications, b.pfc_indications) || vec(a.ets_prio_tc, b.ets_prio_tc) ||
+         vec(a.ets_tc_bw, b.ets_tc_bw) || vec(a.ets_tc_tsa, b.ets_tc_tsa) || vec(a.app, b.app);
+}
+
+void merge_dcb(DcbInfo& into, const DcbInfo& from) {
+  if (from.pfc_enabled) into.pfc_enabled = from.pfc_enabled;
+  if (from.pfc_cap) into.pfc_cap = from.pfc_cap;
+  if (from.pfc_delay) into.pfc_delay = from.pfc_delay;
+  if (!from.pfc_requests.empty()) into.pfc_requests = from.pfc_requests;
+  if (!from.pfc_indications.empty()) into.pfc_indications = from.pfc_indications;
+  if (!from.ets_prio_tc.empty()) into.ets_prio_tc = from.ets_prio_tc;
+  if (!from.ets_tc_bw.empty()) into.ets_tc_bw = from.ets_tc_bw;
+  if (!from.ets_tc_tsa.empty()) into.ets_tc_tsa = from.ets_tc_tsa;
+  if (!from.app.empty()) into.app = from.app;
+  if (!from.trust.empty()) into.trust = from.trust;
+}
+
+bool conflicts(const Facts& known, const Facts& incoming) {
+  for (const auto& [name, dev] : incoming.devices) {
+    const auto it = known.devices.find(name);
+    if (it == known.devices.end()) continue;
+    if (map_conflicts(it->second.files, dev.files)) return true;
+    if (!dev.class_link.empty() && !it->second.class_link.empty() &&
+        dev.class_link != it->second.class_link) {
+      return true;
+    }
+    for (const auto& [number, port] : dev.ports) {
+      const auto p = it->second.ports.find(number);
+      if (p == it->second.ports.end()) continue;
+      if (map_conflicts(p->second.files, port.files)) return true;
+      if (!port.netdev.empty() && !p->second.netdev.empty() && port.netdev != p->second.netdev) {
+        return true;
+      }
+    }
+  }
+  for (const auto& [name, net] : incoming.netdevs) {
+    const auto it = known.netdevs.find(name);
+    if (it == known.netdevs.end()) continue;
+    if (map_conflicts(it->second.files, net.files)) return true;
+    if (net.ethtool && it->second.ethtool && map_conflicts(*it->second.ethtool, *net.ethtool)) {
+      return true;
+    }
+    if (net.driver && it->second.driver && !(*net.driver == *it->second.driver)) return true;
+    if (net.pause && it->second.pause && !(*net.pause == *it->second.pause)) return true;
+    if (net.dcb && it->second.dcb && dcb_conflicts(*it->second.dcb, *net.dcb)) return true;
+  }
+  return false;
+}
+
+template <class Map>
+void merge_map(Map& into, const Map& from) {
+  for (const auto& [key, value] : from) into.insert_or_assign(key, value);
+}
+
+void merge(Facts& into, const Facts& from) {
+  for (const auto& [name, dev] : from.devices) {
+    DeviceFacts& d = into.devices[name];
+    merge_map(d.files, dev.files);
+    if (!dev.class_link.empty()) d.class_link = dev.class_link;
+    for (const auto& [number, port] : dev.ports) {
+      PortFacts& p = d.ports[number];
+      merge_map(p.files, port.files);
+      if (!port.netdev.empty()) p.netdev = port.netdev;
+    }
+  }
+  for (const auto& [name, net] : from.netdevs) {
+    NetdevFacts& n = into.netdevs[name];
+    merge_map(n.files, net.files);
+    if (net.ethtool) {
+      if (!n.ethtool) n.ethtool.emplace();
+      merge_map(*n.ethtool, *net.ethtool);
+    }
+    if (net.driver) n.driver = net.driver;
+    if (net.pause) n.pause = net.pause;
+    if (net.dcb) {
+      if (!n.dcb) n.dcb.emplace();
+      merge_dcb(*n.dcb, *net.dcb);
+    }
+  }
+}
+
+// The one netdev `known` names (by a port link or its own facts), or "". Stops at the second
+// name, so a paste of many netdevs costs no more than two.
+std::string single_netdev(const Facts& known) {
+  std::string found;
+  const auto see = [&found](const std::string& name) {
+    if (found.empty()) found = name;
+    return found == name;
+  };
+  for (const auto& [name, net] : known.netdevs) {
+    if (!see(name)) return {};
+  }
+  for (const auto& [dname, dev] : known.devices) {
+    for (const auto& [number, port] : dev.ports) {
+      if (!port.netdev.empty() && !see(port.netdev)) return {};
+    }
+  }
+  return found;
+}
+
+// "ethtool -S | grep prio" pasted without its command line names no interface: it belongs to
+// the one netdev the other pastes name, when there is exactly one.
+bool attach_unnamed(Facts& section, const Facts& known, FileReport& report) {
+  if (!section.unnamed_ethtool && !section.unnamed_driver) return true;
+  std::string netdev = single_netdev(section);
+  if (netdev.empty()) netdev = single_netdev(known);
+  if (netdev.empty()) {
+    report.notes.push_back(
+        "ethtool output that names no interface, and the other files name no single netdev: "
+        "not used");
+    section.unnamed_ethtool.reset();
+    section.unnamed_driver.reset();
+    return false;
+  }
+  NetdevFacts& net = section.netdevs[netdev];
+  if (section.unnamed_ethtool) {
+    if (!net.ethtool) net.ethtool.emplace();
+    merge_map(*net.ethtool, *section.unnamed_ethtool);
+    section.unnamed_ethtool.reset();
+  }
+  if (section.unnamed_driver) {
+    if (!net.driver) net.driver = section.unnamed_driver;
+    section.unnamed_driver.reset();
+  }
+  report.notes.push_back("ethtool output that names no interface taken as " + netdev +
+                         "'s (the only netdev the files name)");
+  return true;
+}
+
+// ---------------------------------------------------------------- reading one file
+
+// `date` (coreutils, C locale): "Tue Dec  1 21:36:46 UTC 2026". Only UTC is read: another zone's
+// abbreviation does not say its offset.
+std::optional<std::chrono::system_clock::time_point> parse_date_line(std::string_view line) {
+  const auto w = split_words(line);
+  if (w.size() != 6 || w[4] != "UTC") return std::nullopt;
+  static constexpr std::string_view months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  int month = -1;
+  for (int i = 0; i < 12; ++i) {
+    if (w[1] == months[i]) month = i;
+  }
+  const auto day = to_u64(w[2]);
+  const auto year = to_u64(w[5]);
+  const auto hms = w[3];
+  if (month < 0 || !day || !year || hms.size() != 8 || hms[2] != ':' || hms[5] != ':') {
+    return std::nullopt;
+  }
+  const auto h = to_u64(hms.substr(0, 2));
+  const auto m = to_u64(hms.substr(3, 2));
+  const auto s = to_u64(hms.substr(6, 2));
+  if (!h || !m || !s || *day < 1 || *day > 31 || *year < 1970 || *year > 9999 || *h > 23 ||
+      *m > 59 || *s > 60) {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = static_cast<int>(*year) - 1900;
+  tm.tm_mon = month;
+  tm.tm_mday = static_cast<int>(*day);
+  tm.tm_hour = static_cast<int>(*h);
+  tm.tm_min = static_cast<int>(*m);
+  tm.tm_sec = static_cast<int>(*s);
+  const std::time_t t = timegm(&tm);
+  return std::chrono::system_clock::from_time_t(t);
+}
+
+// A file an operator labelled "Before ..." / "After ..." (byteps#179: "Before benchmarking:",
+// "After:"): 0 before, 2 after, 1 otherwise.
+int label_rank(std::string_view text) {
+  for (const Line& line : clean_lines(text.substr(0, std::min<std::size_t>(text.size(), 4096)))) {
+    std::string lower;
+    for (const char c : trim(line.text)) {
+      lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    if (lower.starts_with("before") && (lower.size() == 6 || !std::isalpha(lower[6]))) return 0;
+    if (lower.starts_with("after") && (lower.size() == 5 || !std::isalpha(lower[5]))) return 2;
+  }
+  return 1;
+}
+
+struct SectionFacts {
+  Facts facts;
+  std::string host;
+  std::optional<std::chrono::system_clock::time_point> time;
+};
+
+void add_format(FileReport& report, std::string_view name) {
+  if (std::find(report.formats.begin(), report.formats.end(), name) == report.formats.end()) {
+    report.formats.emplace_back(name);
+  }
+}
+
+// The file's sections, each parsed on its own.
+std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report) {
+  const std::vector<Line> lines = clean_lines(text);
+  report.lines = lines.size();
+  std::vector<Section> sections;
+  // A ttar archive is one document whose content lines may look like anything.
+  Section whole;
+  whole.lines = lines;
+  if (find_format("ttar")->detect(whole) > 0) {
+    sections.push_back(std::move(whole));
+  } else {
+    sections = split_sections(lines, report.log);
+  }
+  std::vector<SectionFacts> out;
+  for (const Section& section : sections) {
+    if (section.lines.empty()) continue;
+    SectionFacts sf;
+    sf.host = section.host;
+    if (starts_with_word(section.command, "date")) {
+      for (const Line& line : section.lines) {
+        if (trim(line.text).empty()) {
+          report.log.ignore("blank");
+        } else if (auto t = parse_date_line(line.text); t && !sf.time) {
+          sf.time = t;
+          report.log.use();
+          add_format(report, "date");
+        } else {
+          report.log.ignore("not a UTC date line");
+        }
+      }
+      out.push_back(std::move(sf));
+      continue;
+    }
+    const FormatParser* best = nullptr;
+    std::size_t best_score = 0;
+    for (const FormatParser& format : formats()) {
+      const std::size_t score = format.detect(section);
+      if (score > best_score) {
+        best = &format;
+        best_score = score;
+      }
+    }
+    if (best == nullptr) {
+      for (const Line& line : section.lines) {
+        ignore_line(report.log, line.text, "no known format");
+      }
+      continue;
+    }
+    add_format(report, best->name);
+    best->parse(section, sf.facts, report.log);
+    out.push_back(std::move(sf));
+  }
+  return out;
+}
+
+// An rdmatop recording (docs/recording.md): its first line is a JSON header whose "format" is
+// "rdmatop.recording" (exporters/recording/recording_format.h).
+bool is_recording(std::string_view text) {
+  const std::string_view first = text.substr(0, std::min<std::size_t>(text.find('\n'), 4096));
+  return first.starts_with("{") &&
+         first.find("\"format\":\"rdmatop.recording\"") != std::string_view::npos;
+}
+
+// `diff -u A B` (GNU diffutils, "Unified Format"): "--- A" and "+++ B" headers, then hunks
+// ("@@ -l,n +l,n @@") of " " lines both have, "-" lines only A has and "+" lines only B has.
+// Returns what the diff shows of A and of B, or none when `text` is not a unified diff.
+std::optional<std::pair<std::string, std::string>> split_unified_diff(std::string_view text) {
+  const std::vector<Line> lines = clean_lines(text);
+  bool in_hunk = false;
+  bool seen_hunk = false;
+  std::string before;
+  std::string after;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view t = lines[i].text;
+    if (t.starts_with("--- ") && i + 2 < lines.size() && lines[i + 1].text.starts_with("+++ ") &&
+        lines[i + 2].text.starts_with("@@ ")) {
+      in_hunk = false;
+      ++i;  // the "+++" header
+      continue;
+    }
+    if (t.starts_with("@@ ") && t.find(" @@") != std::string_view::npos) {
+      in_hunk = true;
+      seen_hunk = true;
+      continue;
+    }
+    if (!in_hunk || t.empty()) continue;
+    const std::string body(t.substr(1));
+    if (t.front() == ' ' || t.front() == '-') before += body + "\n";
+    if (t.front() == ' ' || t.front() == '+') after += body + "\n";
+    if (t.front() != ' ' && t.front() != '-' && t.front() != '+' && t.front() != '\\') {
+      in_hunk = false;  // the diff ended; what follows is not part of it
+    }
+  }
+  if (!seen_hunk) return std::nullopt;
+  return std::make_pair(std::move(before), std::move(after));
+}
+
+// ---------------------------------------------------------------- in-memory sources
+
+std::string strip_slashes(std::string_view p) {
+  while (!p.empty() && p.front() == '/') p.remove_prefix(1);
+  while (!p.empty() && p.back() == '/') p.remove_suffix(1);
+  return std::string(p);
+}
+
+/// The facts as the sysfs tree they were read from: class/infiniband/<dev>/..., class/net/<if>/.
+class MemoryFileSource final : public FileSource {
+ public:
+  explicit MemoryFileSource(const Facts& facts) {
+    for (const auto& [name, dev] : facts.devices) {
+      const std::string base = "class/infiniband/" + name;
+      add_dir(base);
+      if (!dev.class_link.empty()) links_[base] = dev.class_link;
+      for (const auto& [rel, value] : dev.files) add(base + "/" + rel, value);
+      for (const auto& [number, port] : dev.ports) {
+        const std::string pbase = base + "/ports/" + std::to_string(number);
+        add_dir(pbase);
+        for (const auto& [rel, value] : port.files) add(pbase + "/" + rel, value);
+      }
+    }
+    for (const auto& [name, net] : facts.netdevs) {
+      const std::string base = "class/net/" + name;
+      add_dir(base);
+      for (const auto& [rel, value] : net.files) add(base + "/" + rel, value);
+    }
+  }
+
+  Result<std::string> read(std::string_view relpath) const override {
+    const std::string p = strip_slashes(relpath);
+    if (const auto it = files_.find(p); it != files_.end()) return it->second;
+    if (dirs_.contains(p)) return errno_error(EISDIR, p);
+    return absent(p);
+  }
+
+  Result<std::vector<std::string>> list(std::string_view reldir) const override {
+    const std::string p = strip_slashes(reldir);
+    if (files_.contains(p)) return errno_error(ENOTDIR, p);
+    if (!dirs_.contains(p)) return absent(p);
+    const std::string prefix = p.empty() ? std::string() : p + "/";
+    std::set<std::string> names;
+    const auto collect = [&](const auto& container) {
+      for (auto it = container.lower_bound(prefix); it != container.end(); ++it) {
+        const std::string& path = key_of(*it);
+        if (!path.starts_with(prefix)) break;
+        const std::string rest = path.substr(prefix.size());
+        if (rest.empty()) continue;
+        names.insert(rest.substr(0, rest.find('/')));
+      }
+    };
+    collect(files_);
+    collect(dirs_);
+    return std::vector<std::string>(names.begin(), names.end());
+  }
+
+  Result<std::string> read_link(std::string_view relpath) const override {
+    const std::string p = strip_slashes(relpath);
+    if (const auto it = links_.find(p); it != links_.end()) return it->second;
+    if (files_.contains(p) || dirs_.contains(p)) return errno_error(EINVAL, p);
+    return absent(p);
+  }
+
+  std::string describe() const override { return "capture"; }
+
+ private:
+  // ENOENT, as a sysfs tree answers for a file it lacks, said as what it is here.
+  static Error absent(const std::string& path) {
+    return Error{ENOENT, path + ": no capture file says it"};
+  }
+
+  static const std::string& key_of(const std::pair<const std::string, std::string>& kv) {
+    return kv.first;
+  }
+  static const std::string& key_of(const std::string& k) { return k; }
+
+  void add_dir(const std::string& path) {
+    std::string p = strip_slashes(path);
+    while (true) {
+      dirs_.insert(p);
+      const std::size_t slash = p.rfind('/');
+      if (slash == std::string::npos) break;
+      p.resize(slash);
+    }
+    dirs_.insert("");
+  }
+
+  // A relpath ending in "/" is a directory the paste shows (a ttar "Directory:").
+  void add(const std::string& path, const std::string& value) {
+    const std::string p = strip_slashes(path);
+    if (path.ends_with("/")) {
+      add_dir(p);
+      return;
+    }
+    if (dirs_.contains(p)) return;  // a name that is already a directory stays one
+    const std::size_t slash = p.rfind('/');
+    if (slash != std::string::npos) add_dir(p.substr(0, slash));
+    files_[p] = value + "\n";  // sysfs attributes end in a newline
+  }
+
+  std::map<std::string, std::string> files_;
+  std::set<std::string> dirs_;
+  std::map<std::string, std::string> links_;
+};
+
+/// `ethtool -S/-i/-a` as pasted. What no file shows answers EOPNOTSUPP, as the dump source does
+/// for a missing dump (collector/source/ethtool_dump_source.cpp), so the collectors treat "not
+/// pasted" like "not supported".
+class MemoryEthtoolSource final : public EthtoolSource {
+ public:
+  explicit MemoryEthtoolSource(const Facts& facts) : facts_(facts) {}
+
+  Result<CounterMap> stats(const std::string& ifname) override {
+    const NetdevFacts* net = find(ifname);
+    if (net == nullptr || !net->ethtool) return missing("ethtool -S", ifname);
+    return *net->ethtool;
+  }
+  Result<DriverInfo> driver_info(const std::string& ifname) override {
+    const NetdevFacts* net = find(ifname);
+    if (net == nullptr || !net->driver) return missing("ethtool -i", ifname);
+    return *net->driver;
+  }
+  Result<PauseInfo> pause(const std::string& ifname) override {
+    const NetdevFacts* net = find(ifname);
+    if (net == nullptr || !net->pause) return missing("ethtool -a", ifname);
+    return *net->pause;
+  }
+  std::string describe() const override { return "capture"; }
+
+ private:
+  const NetdevFacts* find(const std::string& ifname) const {
+    const auto it = facts_.netdevs.find(ifname);
+    return it == facts_.netdevs.end() ? nullptr : &it->second;
+  }
+  static Error missing(std::string_view what, const std::string& ifname) {
+    return Error{EOPNOTSUPP,
+                 "no " + std::string(what) + " output for " + ifname + " in the capture"};
+  }
+
+  const Facts& facts_;
+};
+
+/// `dcb ... show dev IF` as pasted; EOPNOTSUPP (no DCB support, as dcbnl says for a netdev
+/// without dcbnl_ops) for a netdev no paste shows.
+class MemoryDcbSource final : public DcbSource {
+ public:
+  explicit MemoryDcbSource(const Facts& facts) : facts_(facts) {}
+  Result<DcbInfo> ieee(const std::string& ifname) override {
+    const auto it = facts_.netdevs.find(ifname);
+    if (it == facts_.netdevs.end() || !it->second.dcb) {
+      return Error{EOPNOTSUPP, "no dcb output for " + ifname + " in the capture"};
+    }
+    return *it->second.dcb;
+  }
+
+ private:
+  const Facts& facts_;
+};
+
+bool has_dcb(const Facts& facts) {
+  for (const auto& [name, net] : facts.netdevs) {
+    if (net.dcb) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void read_text(std::string_view text, Facts& facts, FileReport& report) {
+  for (SectionFacts& sf : parse_file(text, report)) {
+    attach_unnamed(sf.facts, facts, report);
+    merge(facts, sf.facts);
+  }
+}
+
+CaptureSet assemble(const std::vector<CaptureInput>& given) {
+  CaptureSet out;
+  // A `diff -u` of two dumps is the two dumps, before then after.
+  std::vector<CaptureInput> inputs;
+  for (const CaptureInput& input : given) {
+    if (auto sides = split_unified_diff(input.text); sides && input.error.empty()) {
+      inputs.push_back(CaptureInput{input.name + " (diff: before)", std::move(sides->first), {}});
+      inputs.push_back(CaptureInput{input.name + " (diff: after)", std::move(sides->second), {}});
+    } else {
+      inputs.push_back(input);
+    }
+  }
+  std::vector<std::size_t> order(inputs.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return label_rank(inputs[a].text) < label_rank(inputs[b].text);
+  });
+  out.files.resize(inputs.size());
+  Facts current;
+  bool have_current = false;
+  // True once `current` is in out.captures and nothing was merged into it since: a `date` line
+  // closed it, and the next section opens the next capture (which keeps what was known).
+  bool flushed = false;
+  std::optional<std::chrono::system_clock::time_point> current_time;
+  const auto flush = [&] {
+    if (!have_current || flushed) return;
+    out.captures.push_back(current);
+    out.times.push_back(current_time);
+    flushed = true;
+  };
+  for (const std::size_t index : order) {
+    const CaptureInput& input = inputs[index];
+    FileReport& report = out.files[index];
+    report.name = input.name;
+    if (!input.error.empty()) {
+      report.error = input.error;
+      continue;
+    }
+    if (is_recording(input.text)) {
+      // An incident bundle's rdmatop recording: snapshots, not pasted output.
+      report.formats.emplace_back("rdmatop recording");
+      report.lines = 0;
+      report.notes.push_back("diagnose it with `rdmatop report --from FILE` (docs/recording.md)");
+      continue;
+    }
+    std::vector<std::string> other_hosts;
+    for (SectionFacts& sf : parse_file(input.text, report)) {
+      if (!sf.host.empty()) {
+        if (out.host.empty()) out.host = sf.host;
+        if (sf.host != out.host) {
+          // Two hosts' outputs are never merged into one host.
+          if (std::find(other_hosts.begin(), other_hosts.end(), sf.host) == other_hosts.end()) {
+            other_hosts.push_back(sf.host);
+            report.notes.push_back("output of a second host (" + sf.host + ", not " + out.host +
+                                   "): not used");
+          }
+          continue;
+        }
+      }
+      if (sf.time) {
+        // A `date` line closes the capture read so far and stamps the next one.
+        if (have_current && !flushed && current_time != sf.time) flush();
+        current_time = sf.time;
+        continue;
+      }
+      attach_unnamed(sf.facts, current, report);
+      if (sf.facts == Facts{}) continue;
+      if (have_current && !flushed && conflicts(current, sf.facts)) {
+        flush();
+        current_time.reset();
+      }
+      merge(current, sf.facts);
+      have_current = true;
+      flushed = false;
+    }
+  }
+  flush();
+  return out;
+}
+
+std::string describe(const FileReport& file) {
+  if (!file.error.empty()) return file.error;
+  std::string out;
+  for (const std::string& f : file.formats) out += (out.empty() ? "" : ", ") + f;
+  if (out.empty()) out = "no known format";
+  out += ": " + std::to_string(file.log.used) + " of " + std::to_string(file.lines) + " lines used";
+  if (const std::size_t ignored = file.log.ignored_total(); ignored > 0) {
+    out += ", " + std::to_string(ignored) + " ignored (";
+    bool first = true;
+    for (const auto& [reason, count] : file.log.ignored) {
+      out += (first ? "" : ", ") + std::to_string(count) + " " + reason;
+      first = false;
+    }
+    out += ")";
+  }
+  for (const std::string& note : file.notes) out += "; " + note;
+  return out;
+}
+
+Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files,
+                        const std::string& host, std::uint64_t seq, const DeviceFilter& filter) {
+  Snapshot snap;
+  snap.seq = seq;
+  snap.taken = std::chrono::steady_clock::now();
+  snap.wall = std::chrono::system_clock::now();
+  snap.hostname = host;
+  for (const FileReport& file : files) {
+    SourceState state = SourceState::ok;
+    if (!file.error.empty()) {
+      state = SourceState::error;
+    } else if (file.log.used == 0) {
+      state = SourceState::no_data;
+    }
+    snap.sources.push_back(SourceStatus{"capture", file.name, state, describe(file), {}});
+  }
+  const MemoryFileSource sysfs(facts);
+  MemoryEthtoolSource ethtool(facts);
+  MemoryDcbSource dcb(facts);
+  // DCB is read only when a paste shows some, as a sysfs tree has none: no file, no status.
+  const CollectContext ctx{sysfs,
+                           ethtool,
+                           filter,
+                           nullptr,
+                           CounterSource::sysfs,
+                           nullptr,
+                           has_dcb(facts) ? &dcb : nullptr,
+                           nullptr};
+  // As collect_snapshot (collect.cpp) runs them for a sysfs tree, with the links the tools
+  // print between a port and its netdev set where the sysfs walk found none.
+  collect_all(ctx, snap, [&facts](Snapshot& walked) {
+    for (DeviceSample& dev : walked.devices) {
+      const auto d = facts.devices.find(dev.name);
+      if (d == facts.devices.end()) continue;
+      for (PortSample& port : dev.ports) {
+        const auto p = d->second.ports.find(port.port);
+        if (port.netdev.empty() && p != d->second.ports.end()) port.netdev = p->second.netdev;
+      }
+    }
+  });
+  return snap;
+}
+
+}  // namespace rdmatop::capture

@@ -1,0 +1,64 @@
+// `rdma statistic [show] [link DEV/PORT]` (iproute2 rdma/stat.c, rdma-statistic.8): per port,
+// "link DEV/PORT name value name value ..." on one line, which terminals and mail archives
+// wrap: continuation lines (indented) carry more pairs. A name whose value a cut paste lost is
+// dropped. Counter names are the driver's, as hw_counters/ has them.
+#include <string>
+#include <vector>
+
+#include "collector/capture/capture_formats.h"
+#include "collector/capture/capture_text.h"
+
+namespace rdmatop::capture {
+namespace {
+
+bool is_rdma_stat_record(std::string_view line) {
+  const auto words = split_words(line);
+  if (words.size() < 4 || words[0] != "link" || !parse_dev_port(words[1])) return false;
+  for (std::size_t i = 2; i < words.size(); ++i) {
+    if (words[i] == "state" || words[i] == "physical_state") return false;  // rdma link
+  }
+  return is_decimal(words[3]);
+}
+
+std::size_t detect_rdma_statistic(const Section& s) {
+  return score_lines(s, 100, is_rdma_stat_record);
+}
+
+void parse_rdma_statistic(const Section& s, Facts& facts, LineLog& log) {
+  struct Record {
+    std::string dev;
+    std::uint32_t port = 0;
+    std::vector<std::string> words;
+  };
+  std::vector<Record> records;
+  for (const Line& line : s.lines) {
+    if (is_rdma_stat_record(line.text)) {
+      const auto words = split_words(line.text);
+      const auto dp = parse_dev_port(words[1]);
+      records.push_back(Record{dp->first, dp->second, {}});
+      for (std::size_t i = 2; i < words.size(); ++i) records.back().words.emplace_back(words[i]);
+      log.use();
+    } else if (!records.empty() && !line.text.empty() &&
+               (line.text.front() == ' ' || line.text.front() == '\t')) {
+      for (const auto w : split_words(line.text)) records.back().words.emplace_back(w);
+      log.use();
+    } else {
+      ignore_line(log, line.text, "not rdma statistic output");
+    }
+  }
+  for (const Record& r : records) {
+    PortFacts& port = facts.devices[r.dev].ports[r.port];
+    for (std::size_t i = 0; i + 1 < r.words.size(); i += 2) {
+      if (!is_decimal(r.words[i + 1]) || !is_object_name(r.words[i])) continue;
+      put(port.files, "hw_counters/" + r.words[i], r.words[i + 1]);
+    }
+  }
+}
+
+}  // namespace
+
+FormatParser rdma_statistic_format() {
+  return {"rdma statistic", detect_rdma_statistic, parse_rdma_statistic};
+}
+
+}  // namespace rdmatop::capture
