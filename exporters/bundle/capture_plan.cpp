@@ -166,10 +166,12 @@ std::string grep_all_lines(const std::vector<std::string>& files) {
 std::string bundle_file_name(const std::vector<std::string>& words) {
   std::string out;
   for (const std::string& w : words) {
+    const std::size_t first = w.find_first_not_of('-');  // "-S" -> "S"
+    if (first == std::string::npos) continue;
     if (!out.empty()) out += '-';
-    for (const char c : w) {
+    for (const char c : std::string_view(w).substr(first)) {
       const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                        (c >= '0' && c <= '9') || c == '.' || c == '_';
+                        (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
       out += keep ? c : '_';
     }
   }
