@@ -219,6 +219,28 @@ std::vector<PlannedCommand> plan_commands(const HostNames& host, const std::stri
                                  [files] { return grep_all_lines(files); },
                                  "rdmatop's own read of the files, in grep \"\" FILE...'s format"});
   }
+  // The port and netdev attributes no command above prints as sysfs has them (the rate, the
+  // netdev's sysfs statistics and carrier_changes): sysfs-rdma(5) ABI files, by grep "".
+  std::vector<std::string> attributes;
+  for (const HostNames::Port& p : host.ports) {
+    for (const char* name : {"rate", "state", "phys_state", "link_layer"}) {
+      attributes.push_back(ib + "/" + p.device + "/ports/" + p.port + "/" + name);
+    }
+  }
+  for (const std::string& netdev : host.netdevs) {
+    const std::string net = sysfs_root + "/class/net/" + netdev;
+    for (const char* name : {"mtu", "operstate", "carrier_changes", "speed"}) {
+      attributes.push_back(net + "/" + name);
+    }
+    add_files(attributes, net + "/statistics");
+  }
+  if (!attributes.empty()) {
+    std::vector<std::string> argv{"grep", ""};
+    argv.insert(argv.end(), attributes.begin(), attributes.end());
+    out.push_back(PlannedCommand{"commands/grep-attributes.txt", argv,
+                                 [attributes] { return grep_all_lines(attributes); },
+                                 "rdmatop's own read of the files, in grep \"\" FILE...'s format"});
+  }
   for (const std::string& netdev : host.netdevs) {
     run({"ethtool", "-S", netdev});  // ethtool(8)
     run({"ethtool", "-i", netdev});
