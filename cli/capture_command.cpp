@@ -56,8 +56,7 @@ std::string utc_time(std::time_t t, const char* format) {
 bundle::BundleEntry record_host(const CaptureOptions& options, const std::string& tmp_dir) {
   bundle::BundleEntry entry;
   entry.path = "recording.jsonl";
-  entry.fallback = "rdmatop record --interval " + std::to_string(options.interval) +
-                   " --duration " + std::to_string(options.seconds);
+  // Not a fallback: the manifest lists it with its bytes and, if it failed, why.
   SourceOptions source_options;
   source_options.sysfs_root = options.sysfs_root;
   const HostSources sources(source_options);
