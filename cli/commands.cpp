@@ -18,6 +18,7 @@ int run_cli(int argc, char** argv) {
   int exit_code = 0;
   register_report_command(app, exit_code);
   register_record_command(app, exit_code);
+  register_capture_command(app, exit_code);
   register_rules_command(app, exit_code);
   register_demo_command(app, exit_code);
   register_exporter_command(app, exit_code);

@@ -12,6 +12,7 @@ int run_cli(int argc, char** argv);
 /// Each register_* adds one subcommand whose callback stores its exit code in `exit_code`.
 void register_report_command(CLI::App& app, int& exit_code);
 void register_record_command(CLI::App& app, int& exit_code);
+void register_capture_command(CLI::App& app, int& exit_code);
 void register_rules_command(CLI::App& app, int& exit_code);
 void register_demo_command(CLI::App& app, int& exit_code);
 void register_exporter_command(CLI::App& app, int& exit_code);

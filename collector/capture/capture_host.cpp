@@ -292,6 +292,14 @@ bool is_recording(std::string_view text) {
          first.find("\"format\":\"rdmatop.recording\"") != std::string_view::npos;
 }
 
+// The manifest.json of an `rdmatop capture` bundle (exporters/bundle/bundle.h): a JSON object
+// whose second line is its "format" member, "rdmatop.capture-bundle".
+bool is_bundle_manifest(std::string_view text) {
+  const std::string_view head = text.substr(0, std::min<std::size_t>(text.size(), 256));
+  return head.starts_with("{") &&
+         head.find("\"format\": \"rdmatop.capture-bundle\"") != std::string_view::npos;
+}
+
 // `diff -u A B` (GNU diffutils, "Unified Format"): "--- A" and "+++ B" headers, then hunks
 // ("@@ -l,n +l,n @@") of " " lines both have, "-" lines only A has and "+" lines only B has.
 // Returns what the diff shows of A and of B, or none when `text` is not a unified diff.
@@ -545,6 +553,13 @@ CaptureSet assemble(const std::vector<CaptureInput>& given) {
       report.formats.emplace_back("rdmatop recording");
       report.lines = 0;
       report.notes.push_back("diagnose it with `rdmatop report --from FILE` (docs/recording.md)");
+      continue;
+    }
+    if (is_bundle_manifest(input.text)) {
+      // What `rdmatop capture` ran and what failed: about the bundle, not about the host.
+      report.formats.emplace_back("rdmatop capture manifest");
+      report.lines = 0;
+      report.notes.push_back("what was run and what failed (docs/capture.md \"rdmatop capture\")");
       continue;
     }
     std::vector<std::string> other_hosts;

@@ -35,6 +35,11 @@ if(TARGET rdmatop)
   add_test(NAME vm.report_traffic
            COMMAND ${RDMATOP_VM_RUN} --timeout 240
                    -- bash ${RDMATOP_VM_CASES}/report-traffic.sh $<TARGET_FILE:rdmatop>)
+  # rdmatop capture inside the VM, report --capture on the bundle outside it (docs/capture.md).
+  list(APPEND RDMATOP_VM_TESTS vm.capture_roundtrip)
+  add_test(NAME vm.capture_roundtrip
+           COMMAND bash ${RDMATOP_VM_CASES}/capture-roundtrip.sh ${RDMATOP_VM_RUN}
+                   $<TARGET_FILE:rdmatop>)
   list(APPEND RDMATOP_VM_TESTS vm.netlink)
   add_test(NAME vm.netlink
            COMMAND ${RDMATOP_VM_RUN} --devices 2 --timeout 240
