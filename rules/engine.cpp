@@ -50,7 +50,7 @@ void add_observed_increase(const promql::Expr& expr, const History& history, Tim
   if (range == 0) return;
   std::vector<promql::LabelMatcher> exact;
   for (const auto& [name, value] : e.labels) {
-    exact.push_back(promql::LabelMatcher{name, promql::MatchOp::equal, value, nullptr});
+    exact.push_back(promql::LabelMatcher{name, promql::MatchOp::equal, value, {}});
   }
   for (const promql::StoredSeries* s : history.select(exact)) {
     if (s->labels != e.labels) continue;

@@ -12,6 +12,8 @@ packages=(
   # libraries
   libibverbs-dev librdmacm-dev libmnl-dev libncurses-dev nlohmann-json3-dev prometheus-cpp-dev
   catch2 libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev libcrypt-dev
+  # Prometheus's regular expressions (RE2 syntax) for PromQL and the exporter's filters
+  libre2-dev
   # the probe handshake links libcrypto (HMAC-SHA256, probes/protocol.cpp)
   libssl-dev
   # real tools the tests compare against or drive
