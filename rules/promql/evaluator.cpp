@@ -69,9 +69,10 @@ std::string signature(const Labels& labels, const VectorMatching& m) {
   return labels_key(kept);
 }
 
+// engine.go shouldDropMetricName (v2.42.0): atan2 keeps the name.
 bool drops_metric_name(BinaryOp op) {
   return op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::mul || op == BinaryOp::div ||
-         op == BinaryOp::mod || op == BinaryOp::pow || op == BinaryOp::atan2;
+         op == BinaryOp::mod || op == BinaryOp::pow;
 }
 
 // prometheus/promql/engine.go `vectorElemBinop`: the value and whether a comparison keeps it.
@@ -107,6 +108,19 @@ std::pair<double, bool> elem_binop(BinaryOp op, double l, double r) {
       fail(std::string("operator \"") + to_string(op) + "\" not allowed here");
   }
 }
+
+/// Go's math.Log2 (src/math/log10.go): exact for powers of two, else Log(frac)/Ln2 + exp;
+/// Go's Log10 is Log2(x) * (Ln2/Ln10). Both differ from C's log2/log10 in the last bit.
+double go_log2(double x) {
+  int exp = 0;
+  const double frac = std::frexp(x, &exp);
+  if (frac == 0.5) return static_cast<double>(exp - 1);
+  return std::log(frac) * std::numbers::log2e + static_cast<double>(exp);
+}
+
+/// Go's constant Ln2/Ln10, folded exactly by the compiler before rounding (a double division
+/// of the two rounded constants differs in the last bit).
+constexpr double kLn2OverLn10 = 0.301029995663981195213738894724493026768189881462108541310;
 
 /// Go's fmt "%f".
 std::string go_float_f(double v) {
@@ -282,9 +296,18 @@ class Evaluator {
     return out;
   }
 
-  const Expr* range_operand(const Expr& call) {
+  static const Expr* range_operand_of(const Expr& arg) {
+    const Expr* r = &arg;
+    while (r->kind == ExprKind::paren) r = r->args[0].get();
+    return r;
+  }
+
+  // The range argument of a call, inside any parentheses (`changes((x[5m]))`).
+  static const Expr* range_operand(const Expr& call) {
     for (const auto& a : call.args) {
-      if (a->kind == ExprKind::matrix_selector || a->kind == ExprKind::subquery) return a.get();
+      const Expr* r = a.get();
+      while (r->kind == ExprKind::paren) r = r->args[0].get();
+      if (r->kind == ExprKind::matrix_selector || r->kind == ExprKind::subquery) return r;
     }
     return nullptr;
   }
@@ -323,19 +346,20 @@ class Evaluator {
   // label given twice (functions.go `createLabelsForAbsentFunction`).
   Vector eval_absent(const Expr& e, bool is_empty) {
     if (!is_empty) return {};
+    // The argument itself, not inside parentheses (`absent((x{a="b"}))` has no labels): any
+    // matcher but the first `=` of a label deletes it.
     Labels labels;
     const Expr* sel = e.args[0].get();
-    while (sel->kind == ExprKind::paren) sel = sel->args[0].get();
     if (sel->kind == ExprKind::vector_selector || sel->kind == ExprKind::matrix_selector) {
-      std::set<std::string> repeated;
+      std::set<std::string> has;
       for (const auto& m : sel->matchers) {
-        if (m.op != MatchOp::equal || m.name == kMetricNameLabel) continue;
-        if (!label_value(labels, m.name).empty() || repeated.count(m.name) != 0) {
-          repeated.insert(m.name);
+        if (m.name == kMetricNameLabel) continue;
+        if (m.op == MatchOp::equal && has.count(m.name) == 0) {
+          set_label(labels, m.name, m.value);
+          has.insert(m.name);
+        } else {
           delete_label(labels, m.name);
-          continue;
         }
-        set_label(labels, m.name, m.value);
       }
     }
     return Vector{Sample{labels, 1}};
@@ -453,7 +477,7 @@ class Evaluator {
     const std::string& f = e.text;
     std::vector<double> params;  // the scalar arguments, in order
     for (const auto& a : e.args) {
-      if (a.get() != &range_expr) params.push_back(eval(*a).scalar);
+      if (range_operand_of(*a) != &range_expr) params.push_back(eval(*a).scalar);
     }
     const double param = params.empty() ? 0 : params[0];
     if (f == "holt_winters") {
@@ -533,9 +557,9 @@ class Evaluator {
       else if (f == "ln")
         y = std::log(x);
       else if (f == "log2")
-        y = std::log2(x);
+        y = go_log2(x);
       else if (f == "log10")
-        y = std::log10(x);
+        y = go_log2(x) * kLn2OverLn10;
       else if (f == "sqrt")
         y = std::sqrt(x);
       else if (f == "sgn")

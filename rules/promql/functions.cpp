@@ -104,7 +104,7 @@ std::optional<double> extrapolated_rate(const std::vector<Point>& points, Timest
   const Point& last = points.back();
   double result = last.v - first.v;
   if (is_counter) {
-    double prev = 0;
+    double prev = first.v;
     for (const Point& p : points) {
       if (p.v < prev) result += prev;  // a reset: the counter restarted from zero
       prev = p.v;
@@ -123,9 +123,10 @@ std::optional<double> extrapolated_rate(const std::vector<Point>& points, Timest
   double interval = sampled;
   interval += to_start < threshold ? to_start : avg_interval / 2;
   interval += to_end < threshold ? to_end : avg_interval / 2;
-  result = result * (interval / sampled);
-  if (is_rate) result /= static_cast<double>(range_end - range_start) / 1000.0;
-  return result;
+  // One factor, then one multiplication, as v2.42.0 does: the last bit depends on it.
+  double factor = interval / sampled;
+  if (is_rate) factor /= static_cast<double>(range_end - range_start) / 1000.0;
+  return result * factor;
 }
 
 std::optional<double> instant_value(const std::vector<Point>& points, bool is_rate) {

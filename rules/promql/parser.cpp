@@ -568,7 +568,8 @@ class Parser {
     next();
     // parse.go checkAST: a fixed count, else "at least" / "at most" for variadic functions.
     const std::size_t max_args = spec->arg_types.size();
-    const std::size_t min_args = max_args - static_cast<std::size_t>(spec->optional_args);
+    const std::size_t min_args =
+        max_args - static_cast<std::size_t>(spec->optional_args) - (spec->repeat_last ? 1 : 0);
     const std::string got_n = std::to_string(e->args.size());
     if (spec->optional_args == 0 && !spec->repeat_last && e->args.size() != max_args) {
       fail(name.pos, "expected " + std::to_string(max_args) + " argument(s) in call to \"" +
