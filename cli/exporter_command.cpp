@@ -145,7 +145,7 @@ void register_exporter_command(CLI::App& app, int& exit_code) {
                 "Do not expose the raw driver counters (rdma_raw_* families)");
   cmd->add_option("--raw-counters", options->raw_filter.include,
                   "Expose only the raw counters whose name matches this regular expression "
-                  "(whole name, ECMAScript syntax), e.g. 'rx_prio.*|pfc_.*'");
+                  "(whole name, RE2 syntax as in Prometheus), e.g. 'rx_prio.*|pfc_.*'");
   cmd->add_option("--raw-counters-exclude", options->raw_filter.exclude,
                   "Then drop the raw counters whose name matches this regular expression");
   cmd->add_flag("--raw-per-queue", options->raw_filter.per_queue,

@@ -17,8 +17,9 @@ namespace {
 // (rules/alerting.go `resolvedRetention`).
 constexpr Timestamp kResolvedRetentionMs = 15 * 60 * 1000;
 
-std::string expand_or_error(const std::string& text, const Labels& labels, double value) {
-  auto r = expand_template(text, labels, value);
+std::string expand_or_error(const std::string& text, const Labels& labels, double value,
+                            const TemplateExternals& externals) {
+  auto r = expand_template(text, labels, value, externals);
   // Prometheus puts the error into the text rather than dropping the alert.
   return r ? *r : "<error expanding template: " + r.error().message + ">";
 }
@@ -50,7 +51,7 @@ void add_observed_increase(const promql::Expr& expr, const History& history, Tim
   if (range == 0) return;
   std::vector<promql::LabelMatcher> exact;
   for (const auto& [name, value] : e.labels) {
-    exact.push_back(promql::LabelMatcher{name, promql::MatchOp::equal, value, nullptr});
+    exact.push_back(promql::LabelMatcher{name, promql::MatchOp::equal, value, {}});
   }
   for (const promql::StoredSeries* s : history.select(exact)) {
     if (s->labels != e.labels) continue;
@@ -185,8 +186,7 @@ std::vector<RuleEvalError> RuleEngine::evaluate(History& history, Timestamp ts) 
 }
 
 void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const promql::Vector& result,
-                            const History& history, Timestamp ts,
-                            std::vector<RuleEvalError>& errors) {
+                            History& history, Timestamp ts, std::vector<RuleEvalError>& errors) {
   // Keyed by the rule's place, not only its name: Prometheus packs often define one alert name
   // twice with different severities (and expressions), each rule with its own alert states.
   auto& active =
@@ -198,7 +198,7 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     Labels sample_labels = promql::without_metric_name(s.labels);
     Labels labels = sample_labels;
     for (const auto& [k, v] : rule.labels) {
-      promql::set_label(labels, k, expand_or_error(v, sample_labels, s.value));
+      promql::set_label(labels, k, expand_or_error(v, sample_labels, s.value, options_.externals));
     }
     promql::set_label(labels, "alertname", rule.name);
     Finding f;
@@ -210,7 +210,7 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     f.active_since = ts;
     f.value = s.value;
     for (const auto& [k, v] : rule.annotations) {
-      f.annotations.emplace_back(k, expand_or_error(v, sample_labels, s.value));
+      f.annotations.emplace_back(k, expand_or_error(v, sample_labels, s.value, options_.externals));
     }
     // The evidence is every input series whose labels agree with the alert's (on every label
     // both carry): the counters behind the finding.
@@ -265,6 +265,25 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     }
     ++it;
   }
+  if (!options_.write_alert_series) return;
+  // AlertingRule.Eval (v2.42.0): every pending or firing alert as ALERTS{alertstate} 1 and
+  // ALERTS_FOR_STATE = ActiveAt in whole seconds; the group writes them at `ts`, so rules after
+  // this one see them, and an alert gone from the result leaves a staleness marker.
+  promql::Vector samples;
+  for (const auto& [key, a] : active) {
+    if (a.finding.state == FindingState::resolved) continue;
+    Labels l = a.finding.labels;
+    promql::set_label(l, promql::kMetricNameLabel, "ALERTS");
+    promql::set_label(l, "alertstate",
+                      a.finding.state == FindingState::firing ? "firing" : "pending");
+    samples.push_back(promql::Sample{l, 1});
+    Labels f = a.finding.labels;
+    promql::set_label(f, promql::kMetricNameLabel, "ALERTS_FOR_STATE");
+    samples.push_back(promql::Sample{f, static_cast<double>(a.finding.active_since / 1000)});
+  }
+  history.ingest(samples, ts,
+                 "alerts\n" + group.file + "\n" + group.name + "\n" + rule.name + "\n" +
+                     std::to_string(rule.line));
 }
 
 std::vector<promql::Vector> RuleEngine::evidence_inputs(const Rule& rule, const History& history,

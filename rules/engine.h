@@ -13,6 +13,7 @@
 #include "rules/history.h"
 #include "rules/promql/evaluator.h"
 #include "rules/rule_file.h"
+#include "rules/template.h"
 
 namespace rdmatop {
 
@@ -32,6 +33,12 @@ struct EngineOptions {
   std::size_t max_evidence = 8;
   /// Sample budget of one rule evaluation (promql::EvalOptions::max_samples).
   std::uint64_t max_samples = promql::kDefaultMaxSamples;
+  /// Write each alert rule's pending and firing alerts back as the series ALERTS{alertstate}
+  /// (value 1) and ALERTS_FOR_STATE (value: the alert's active-since time in seconds), as
+  /// Prometheus's AlertingRule.Eval does (rules/alerting.go); `rules test` turns it on.
+  bool write_alert_series = false;
+  /// `$externalLabels` / `$externalURL` of label and annotation templates.
+  TemplateExternals externals;
 };
 
 class RuleEngine {
@@ -56,7 +63,7 @@ class RuleEngine {
     promql::Timestamp keep_firing_since = 0;  ///< 0: the expression is still true
   };
   void eval_alert(const RuleGroup& group, const Rule& rule, const promql::Vector& result,
-                  const History& history, promql::Timestamp ts, std::vector<RuleEvalError>& errors);
+                  History& history, promql::Timestamp ts, std::vector<RuleEvalError>& errors);
   std::vector<promql::Vector> evidence_inputs(const Rule& rule, const History& history,
                                               promql::Timestamp ts) const;
 

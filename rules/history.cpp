@@ -17,6 +17,7 @@ void History::append(const Labels& labels, Timestamp ts, double value) {
   auto [it, inserted] = series_.try_emplace(key);
   if (inserted) {
     it->second.labels = labels;
+    it->second.created = created_++;
     keys_by_name_[label_value(labels, promql::kMetricNameLabel)].insert(key);
   }
   auto& points = it->second.points;
@@ -92,6 +93,10 @@ std::vector<const promql::StoredSeries*> History::select(
     out.push_back(&s);
     return true;
   });
+  std::sort(out.begin(), out.end(),
+            [](const promql::StoredSeries* a, const promql::StoredSeries* b) {
+              return a->created < b->created;
+            });
   return out;
 }
 

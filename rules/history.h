@@ -40,7 +40,7 @@ class History : public promql::Queryable {
 
   std::vector<const promql::StoredSeries*> select(
       const std::vector<promql::LabelMatcher>& matchers) const override;
-  /// Calls `visit` for each series `select` would return, in the same order, until `visit`
+  /// Calls `visit` for each series `select` would return, in key order, until `visit`
   /// returns false: an existence check stops at the first match instead of collecting all.
   void for_each_match(const std::vector<promql::LabelMatcher>& matchers,
                       const std::function<bool(const promql::StoredSeries&)>& visit) const;
@@ -52,6 +52,7 @@ class History : public promql::Queryable {
  private:
   promql::Timestamp retention_ms_;
   promql::Timestamp newest_ = 0;
+  std::uint64_t created_ = 0;  ///< series created so far (StoredSeries::created)
   std::map<std::string, promql::StoredSeries> series_;
   /// Metric name -> keys of its series in series_: a selector naming its metric (all of the
   /// built-in rules' do) scans only that metric's series, not the whole History.

@@ -198,16 +198,39 @@ class TestRun {
       interval = *d;
     }
     History history(std::numeric_limits<Timestamp>::max() / 4);
+    // promtool loads the input lazily: before the evaluation at ts, the samples up to ts
+    // (promql.LazyLoader.WithSamplesTill); promql_expr_test queries run after the loop and see
+    // the samples up to its last step, not beyond.
+    std::vector<std::pair<Labels, std::vector<promql::Point>>> input;
     for (const auto& is : tg["input_series"]) {
       auto labels = promql::parse_series_labels(is["series"].as<std::string>(""));
       if (!labels) return {"    " + labels.error().message};
       auto values = expand_series_values(is["values"].as<std::string>(""));
       if (!values) return {"    " + values.error().message};
+      std::vector<promql::Point> points;
       for (std::size_t k = 0; k < values->size(); ++k) {
-        if ((*values)[k]) {
-          history.append(*labels, static_cast<Timestamp>(k) * interval, *(*values)[k]);
+        if ((*values)[k]) points.push_back({static_cast<Timestamp>(k) * interval, *(*values)[k]});
+      }
+      input.emplace_back(std::move(labels).value(), std::move(points));
+    }
+    std::vector<std::size_t> loaded(input.size(), 0);
+    auto load_till = [&](Timestamp ts) {
+      for (std::size_t s = 0; s < input.size(); ++s) {
+        auto& [labels, points] = input[s];
+        for (; loaded[s] < points.size() && points[loaded[s]].t <= ts; ++loaded[s]) {
+          history.append(labels, points[loaded[s]].t, points[loaded[s]].v);
         }
       }
+    };
+    EngineOptions options;
+    if (const YAML::Node ext = tg["external_labels"]; ext) {
+      auto l = map_to_labels(ext, "external_labels");
+      if (!l) return {"    " + l.error().message};
+      options.externals.labels = std::move(l).value();
+    }
+    if (const YAML::Node url = tg["external_url"]; url) {
+      if (!url.IsScalar()) return {"    " + position_of(url) + "external_url: expected a string"};
+      options.externals.url = url.Scalar();
     }
     std::vector<AlertCase> alerts;
     std::vector<ExprCase> exprs;
@@ -252,12 +275,13 @@ class TestRun {
       return a.eval_time < b.eval_time;
     });
 
-    EngineOptions options;
     options.default_interval_ms = eval_interval_;
     options.respect_group_intervals = false;
+    options.write_alert_series = true;
     RuleEngine engine(groups_, options);
     std::size_t curr = 0;
     for (Timestamp ts = 0; ts <= maxt; ts += eval_interval_) {
+      load_till(ts);
       auto eval_errors = engine.evaluate(history, ts);
       if (!eval_errors.empty()) {
         for (const auto& e : eval_errors) {

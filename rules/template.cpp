@@ -171,7 +171,8 @@ std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
 
 class Expander {
  public:
-  Expander(const Labels& labels, double value) : labels_(labels), value_(value) {}
+  Expander(const Labels& labels, double value, const TemplateExternals& externals)
+      : labels_(labels), value_(value), externals_(externals) {}
 
   std::string run(const std::string& text) {
     std::string out;
@@ -252,11 +253,13 @@ class Expander {
   TValue operand(const std::string& w) {
     if (!w.empty() && w[0] == '"') return w.substr(1);
     if (w == "$value" || w == ".Value") return value_;
-    for (const char* prefix : {"$labels.", ".Labels."}) {
+    if (w == "$externalURL" || w == ".ExternalURL") return externals_.url;
+    for (const char* prefix : {"$labels.", ".Labels.", "$externalLabels.", ".ExternalLabels."}) {
       const std::string p = prefix;
       if (w.rfind(p, 0) == 0) {
         const std::string name = w.substr(p.size());
-        for (const auto& [k, v] : labels_) {
+        const Labels& from = p.find('x') != std::string::npos ? externals_.labels : labels_;
+        for (const auto& [k, v] : from) {
           if (k == name) return v;
         }
         return std::string();  // Prometheus expands a missing label to "" (promtool-checked)
@@ -327,13 +330,15 @@ class Expander {
 
   const Labels& labels_;
   double value_;
+  const TemplateExternals& externals_;
 };
 
 }  // namespace
 
-Result<std::string> expand_template(const std::string& text, const Labels& labels, double value) {
+Result<std::string> expand_template(const std::string& text, const Labels& labels, double value,
+                                    const TemplateExternals& externals) {
   try {
-    Expander ex(labels, value);
+    Expander ex(labels, value, externals);
     return ex.run(text);
   } catch (const TemplateError& e) {
     return Error{0, "template: " + e.message};

@@ -11,8 +11,16 @@
 
 namespace rdmatop {
 
+/// What a template sees besides the alert's labels and value: Prometheus's `.ExternalLabels` /
+/// `$externalLabels` and `.ExternalURL` / `$externalURL` (template.AlertTemplateData).
+struct TemplateExternals {
+  Labels labels;
+  std::string url;
+};
+
 /// Expands `text` for one alert sample. Errors name the unsupported construct.
-Result<std::string> expand_template(const std::string& text, const Labels& labels, double value);
+Result<std::string> expand_template(const std::string& text, const Labels& labels, double value,
+                                    const TemplateExternals& externals = {});
 
 /// Checks a template at load time (expands it against an empty label set).
 Result<bool> check_template(const std::string& text);

@@ -14,6 +14,8 @@ packages=(
   catch2 libyaml-cpp-dev libcli11-dev libfmt-dev zlib1g-dev libcrypt-dev
   # report --capture reads .tar.gz incident bundles
   libarchive-dev
+  # Prometheus's regular expressions (RE2 syntax) for PromQL and the exporter's filters
+  libre2-dev
   # the probe handshake links libcrypto (HMAC-SHA256, probes/protocol.cpp)
   libssl-dev
   # real tools the tests compare against or drive

@@ -4,14 +4,14 @@ namespace rdmatop {
 
 namespace {
 
-Result<std::optional<std::regex>> compile(const std::string& pattern, const char* flag) {
-  if (pattern.empty()) return std::optional<std::regex>{};
-  try {
-    return std::optional<std::regex>{std::regex(pattern, std::regex::ECMAScript)};
-  } catch (const std::regex_error& e) {
-    return Error{
-        0, std::string(flag) + " '" + pattern + "': not a regular expression (" + e.what() + ")"};
+Result<std::optional<AnchoredRegex>> compile(const std::string& pattern, const char* flag) {
+  if (pattern.empty()) return std::optional<AnchoredRegex>{};
+  auto re = AnchoredRegex::compile(pattern);
+  if (!re) {
+    return Error{0, std::string(flag) + " '" + pattern + "': not a regular expression (" +
+                        re.error().message + ")"};
   }
+  return std::optional<AnchoredRegex>{std::move(re).value()};
 }
 
 }  // namespace
@@ -20,9 +20,11 @@ bool is_per_queue_ethtool_stat(const std::string& name) {
   // The per-queue name shapes of the drivers' ethtool string sets: mlx5e en_stats.c
   // ("rx%d_", "tx%d_", "ch%d_", "rx%d_xsk_"), ice/virtio_net/ixgbe ("rx_queue_%u_",
   // "tx_queue_%u_"), i40e ("rx-%u.", "tx-%u."), bnxt_en (per-ring "[%d]: " prefix).
-  static const std::regex shapes(
-      R"(((rx|tx|ch|xsk|rxq|txq)[0-9]+_.*)|((rx|tx)_queue_[0-9]+_.*)|((rx|tx)-[0-9]+\..*)|(\[[0-9]+\]: .*))");
-  return std::regex_match(name, shapes);
+  static const AnchoredRegex shapes =
+      AnchoredRegex::compile(
+          R"(((rx|tx|ch|xsk|rxq|txq)[0-9]+_.*)|((rx|tx)_queue_[0-9]+_.*)|((rx|tx)-[0-9]+\..*)|(\[[0-9]+\]: .*))")
+          .value();
+  return shapes.matches(name);
 }
 
 Result<RawCounterFilter> RawCounterFilter::make(const RawCounterFilterOptions& options) {
@@ -55,8 +57,8 @@ bool RawCounterFilter::admits(const std::string& name, bool ethtool_stat) const 
   const std::lock_guard<std::mutex> lock(mutex_);
   if (const auto it = decisions_.find(key); it != decisions_.end()) return it->second;
   bool keep = !(ethtool_stat && !options_.per_queue && is_per_queue_ethtool_stat(name));
-  if (keep && include_) keep = std::regex_match(name, *include_);
-  if (keep && exclude_) keep = !std::regex_match(name, *exclude_);
+  if (keep && include_) keep = include_->matches(name);
+  if (keep && exclude_) keep = !exclude_->matches(name);
   decisions_.emplace(key, keep);
   return keep;
 }

@@ -8,10 +8,10 @@
 
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <string>
 #include <unordered_map>
 
+#include "collector/model/regex.h"
 #include "collector/model/result.h"
 
 namespace rdmatop {
@@ -24,8 +24,8 @@ struct RawCounterFilterOptions {
 
 class RawCounterFilter {
  public:
-  /// Checks both patterns (ECMAScript regular expressions, anchored at both ends like
-  /// Prometheus' label matchers); a bad pattern is an error that names it.
+  /// Checks both patterns (RE2 regular expressions, anchored at both ends like Prometheus'
+  /// label matchers: collector/model/regex.h); a bad pattern is an error that names it.
   static Result<RawCounterFilter> make(const RawCounterFilterOptions& options);
 
   RawCounterFilter() = default;
@@ -40,8 +40,8 @@ class RawCounterFilter {
 
  private:
   RawCounterFilterOptions options_;
-  std::optional<std::regex> include_;
-  std::optional<std::regex> exclude_;
+  std::optional<AnchoredRegex> include_;
+  std::optional<AnchoredRegex> exclude_;
   mutable std::mutex mutex_;  // guards decisions_: scrapes may build families concurrently
   mutable std::unordered_map<std::string, bool> decisions_;
 };

@@ -15,9 +15,9 @@ bool LabelMatcher::matches(const std::string& v) const {
     case MatchOp::not_equal:
       return v != value;
     case MatchOp::regex:
-      return std::regex_match(v, *re);
+      return re.matches(v);
     case MatchOp::not_regex:
-      return !std::regex_match(v, *re);
+      return !re.matches(v);
   }
   return false;
 }
@@ -134,7 +134,13 @@ std::string selector_text(const Expr& e) {
 }  // namespace
 
 std::string to_string(const Expr& e) {
-  std::string offset = e.offset_ms != 0 ? " offset " + format_duration(e.offset_ms) : "";
+  std::string offset = e.offset_ms < 0    ? " offset -" + format_duration(-e.offset_ms)
+                       : e.offset_ms != 0 ? " offset " + format_duration(e.offset_ms)
+                                          : "";
+  if (e.at == AtKind::timestamp)
+    offset += " @ " + format_float(static_cast<double>(e.at_ms) / 1000);
+  if (e.at == AtKind::start) offset += " @ start()";
+  if (e.at == AtKind::end) offset += " @ end()";
   switch (e.kind) {
     case ExprKind::number:
       return format_float(e.number);

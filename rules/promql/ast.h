@@ -4,23 +4,23 @@
 
 #include <cstdint>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
+#include "collector/model/regex.h"
 #include "rules/promql/value.h"
 
 namespace rdmatop::promql {
 
 enum class MatchOp : std::uint8_t { equal, not_equal, regex, not_regex };
 
-/// `name="value"`, `name=~"re"`, ... Regexes are fully anchored, as Prometheus anchors them
-/// (`^(?:re)$`, prometheus/model/labels/regexp.go).
+/// `name="value"`, `name=~"re"`, ... Regexes are RE2, fully anchored, as Prometheus anchors them
+/// (`^(?:re)$`, prometheus/model/labels/matcher.go).
 struct LabelMatcher {
   std::string name;
   MatchOp op = MatchOp::equal;
   std::string value;
-  std::shared_ptr<const std::regex> re;  ///< set for regex / not_regex
+  AnchoredRegex re;  ///< set for regex / not_regex
 
   bool matches(const std::string& v) const;
 };
@@ -71,6 +71,9 @@ enum class ExprKind : std::uint8_t {
   paren,
 };
 
+/// The `@` modifier (prometheus/promql/parser/ast.go: Timestamp, StartOrEnd).
+enum class AtKind : std::uint8_t { none, timestamp, start, end };
+
 struct Expr;
 using ExprPtr = std::unique_ptr<Expr>;
 
@@ -86,6 +89,8 @@ struct Expr {
   Timestamp range_ms = 0;              ///< matrix selector / subquery range
   Timestamp step_ms = 0;               ///< subquery resolution (0 = the evaluation interval)
   Timestamp offset_ms = 0;
+  AtKind at = AtKind::none;  ///< `@ <time>`, `@ start()`, `@ end()`
+  Timestamp at_ms = 0;       ///< the time of `@ <time>`
 
   // call / aggregate / binary / unary / paren / subquery operands, in source order.
   // Aggregations put the parameter (topk's k) first when present.

@@ -1,14 +1,19 @@
 #include "rules/promql/evaluator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <set>
 #include <string>
 
 #include "rules/promql/functions.h"
+#include "rules/rule_file.h"
 
 namespace rdmatop::promql {
 
@@ -64,9 +69,10 @@ std::string signature(const Labels& labels, const VectorMatching& m) {
   return labels_key(kept);
 }
 
+// engine.go shouldDropMetricName (v2.42.0): atan2 keeps the name.
 bool drops_metric_name(BinaryOp op) {
   return op == BinaryOp::add || op == BinaryOp::sub || op == BinaryOp::mul || op == BinaryOp::div ||
-         op == BinaryOp::mod || op == BinaryOp::pow || op == BinaryOp::atan2;
+         op == BinaryOp::mod || op == BinaryOp::pow;
 }
 
 // prometheus/promql/engine.go `vectorElemBinop`: the value and whether a comparison keeps it.
@@ -103,6 +109,39 @@ std::pair<double, bool> elem_binop(BinaryOp op, double l, double r) {
   }
 }
 
+/// Go's math.Log2 (src/math/log10.go): exact for powers of two, else Log(frac)/Ln2 + exp;
+/// Go's Log10 is Log2(x) * (Ln2/Ln10). Both differ from C's log2/log10 in the last bit.
+double go_log2(double x) {
+  int exp = 0;
+  const double frac = std::frexp(x, &exp);
+  if (frac == 0.5) return static_cast<double>(exp - 1);
+  return std::log(frac) * std::numbers::log2e + static_cast<double>(exp);
+}
+
+/// Go's constant Ln2/Ln10, folded exactly by the compiler before rounding (a double division
+/// of the two rounded constants differs in the last bit).
+constexpr double kLn2OverLn10 = 0.301029995663981195213738894724493026768189881462108541310;
+
+/// Go's fmt "%f".
+std::string go_float_f(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%f", v);
+  return buf;
+}
+
+/// Go's strconv.FormatFloat(v, 'f', -1, 64): the shortest decimal that reads back as v, never
+/// in exponent form (count_values' label, engine.go aggregation).
+std::string format_float_plain(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  for (int precision = 0; precision <= 1100; ++precision) {
+    char buf[1200];
+    std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+    if (std::strtod(buf, nullptr) == v) return buf;
+  }
+  return format_float(v);
+}
+
 void check_unique(const Vector& v) {
   std::set<std::string> seen;
   for (const auto& s : v) {
@@ -114,9 +153,9 @@ void check_unique(const Vector& v) {
 
 class Evaluator {
  public:
-  Evaluator(const Queryable& storage, Timestamp ts, const EvalOptions& options,
+  Evaluator(const Queryable& storage, Timestamp ts, Timestamp query_ts, const EvalOptions& options,
             SampleBudget& budget)
-      : storage_(storage), ts_(ts), options_(options), budget_(budget) {}
+      : storage_(storage), ts_(ts), query_ts_(query_ts), options_(options), budget_(budget) {}
 
   Value eval(const Expr& e) {
     switch (e.kind) {
@@ -131,7 +170,7 @@ class Evaluator {
       case ExprKind::paren:
         return eval(*e.args[0]);
       case ExprKind::vector_selector:
-        return vector(select_instant(e, ts_));
+        return vector(select_instant(e, ref_time(e)));
       case ExprKind::matrix_selector:
         return matrix(select_range(e));
       case ExprKind::subquery:
@@ -176,10 +215,25 @@ class Evaluator {
     return v;
   }
 
+  /// The time a selector or subquery reads at: its `@` time (`start()` and `end()` are the
+  /// query's time, an instant query's start and end) or the evaluation time, minus the offset
+  /// (engine.go vectorSelectorSingle refTime, setOffsetForAtModifier).
+  Timestamp ref_time(const Expr& e) const {
+    switch (e.at) {
+      case AtKind::timestamp:
+        return e.at_ms - e.offset_ms;
+      case AtKind::start:
+      case AtKind::end:
+        return query_ts_ - e.offset_ms;
+      case AtKind::none:
+        break;
+    }
+    return ts_ - e.offset_ms;
+  }
+
   // Latest sample in [ref - lookback, ref]; a stale marker there means "no sample"
-  // (engine.go `vectorSelectorSingle`).
-  Vector select_instant(const Expr& e, Timestamp at) {
-    const Timestamp ref = at - e.offset_ms;
+  // (engine.go `vectorSelectorSingle`). `times`, when given, receives each sample's timestamp.
+  Vector select_instant(const Expr& e, Timestamp ref, std::vector<Timestamp>* times = nullptr) {
     Vector out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
       auto it = std::upper_bound(s->points.begin(), s->points.end(), ref,
@@ -188,6 +242,7 @@ class Evaluator {
       --it;
       if (it->t < ref - options_.lookback_ms || is_stale_nan(it->v)) continue;
       out.push_back(Sample{s->labels, it->v});
+      if (times != nullptr) times->push_back(it->t);
       budget_.take(1, "an instant selector");
     }
     return out;
@@ -195,7 +250,7 @@ class Evaluator {
 
   // All non-stale samples in the closed window [ts - offset - range, ts - offset].
   Matrix select_range(const Expr& e) {
-    const Timestamp end = ts_ - e.offset_ms;
+    const Timestamp end = ref_time(e);
     const Timestamp start = end - e.range_ms;
     Matrix out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
@@ -217,7 +272,7 @@ class Evaluator {
   Matrix eval_subquery(const Expr& e) {
     const Timestamp step = e.step_ms != 0 ? e.step_ms : options_.default_step_ms;
     if (step <= 0) fail("subquery step must be positive");
-    const Timestamp end = ts_ - e.offset_ms;
+    const Timestamp end = ref_time(e);
     const Timestamp lo = end - e.range_ms;
     Timestamp start = step * (lo / step);
     if (start < lo) start += step;
@@ -229,7 +284,7 @@ class Evaluator {
       budget_.take(static_cast<std::uint64_t>((end - start) / step) + 1, "a subquery's steps");
     }
     for (Timestamp t = start; t <= end; t += step) {
-      Evaluator sub(storage_, t, options_, budget_);
+      Evaluator sub(storage_, t, query_ts_, options_, budget_);
       Value v = sub.eval(*e.args[0]);
       budget_.take(v.vector.size(), "a subquery's results");
       for (auto& s : v.vector) {
@@ -241,9 +296,18 @@ class Evaluator {
     return out;
   }
 
-  const Expr* range_operand(const Expr& call) {
+  static const Expr* range_operand_of(const Expr& arg) {
+    const Expr* r = &arg;
+    while (r->kind == ExprKind::paren) r = r->args[0].get();
+    return r;
+  }
+
+  // The range argument of a call, inside any parentheses (`changes((x[5m]))`).
+  static const Expr* range_operand(const Expr& call) {
     for (const auto& a : call.args) {
-      if (a->kind == ExprKind::matrix_selector || a->kind == ExprKind::subquery) return a.get();
+      const Expr* r = a.get();
+      while (r->kind == ExprKind::paren) r = r->args[0].get();
+      if (r->kind == ExprKind::matrix_selector || r->kind == ExprKind::subquery) return r;
     }
     return nullptr;
   }
@@ -251,6 +315,18 @@ class Evaluator {
   Value eval_call(const Expr& e) {
     const std::string& f = e.text;
     if (f == "time") return scalar(static_cast<double>(ts_) / 1000.0);
+    if (f == "pi") return scalar(std::numbers::pi);
+    if (f == "timestamp") return vector(eval_timestamp(e));
+    if (f == "histogram_quantile") return vector(eval_histogram_quantile(e));
+    // Native histograms only (functions.go): float samples give no result.
+    if (f == "histogram_count" || f == "histogram_sum" || f == "histogram_fraction") {
+      for (const auto& a : e.args) eval(*a);
+      return vector({});
+    }
+    if (f == "label_join") return vector(label_join(e, eval(*e.args[0]).vector));
+    if (e.args.empty()) {  // the date functions without an argument: vector(time())
+      return vector(Vector{Sample{Labels{}, date_function(f, static_cast<double>(ts_ / 1000))}});
+    }
     if (f == "vector") {
       return vector(Vector{Sample{Labels{}, eval(*e.args[0]).scalar}});
     }
@@ -270,30 +346,151 @@ class Evaluator {
   // label given twice (functions.go `createLabelsForAbsentFunction`).
   Vector eval_absent(const Expr& e, bool is_empty) {
     if (!is_empty) return {};
+    // The argument itself, not inside parentheses (`absent((x{a="b"}))` has no labels): any
+    // matcher but the first `=` of a label deletes it.
     Labels labels;
     const Expr* sel = e.args[0].get();
-    while (sel->kind == ExprKind::paren) sel = sel->args[0].get();
     if (sel->kind == ExprKind::vector_selector || sel->kind == ExprKind::matrix_selector) {
-      std::set<std::string> repeated;
+      std::set<std::string> has;
       for (const auto& m : sel->matchers) {
-        if (m.op != MatchOp::equal || m.name == kMetricNameLabel) continue;
-        if (!label_value(labels, m.name).empty() || repeated.count(m.name) != 0) {
-          repeated.insert(m.name);
+        if (m.name == kMetricNameLabel) continue;
+        if (m.op == MatchOp::equal && has.count(m.name) == 0) {
+          set_label(labels, m.name, m.value);
+          has.insert(m.name);
+        } else {
           delete_label(labels, m.name);
-          continue;
         }
-        set_label(labels, m.name, m.value);
       }
     }
     return Vector{Sample{labels, 1}};
   }
 
+  // timestamp(): a vector selector's own sample times (engine.go special case; with `@`
+  // the selector reads at the @ time and, as in v2.42.0, the offset is not applied); any other
+  // argument's samples carry the evaluation time.
+  Vector eval_timestamp(const Expr& e) {
+    const Expr* arg = e.args[0].get();
+    while (arg->kind == ExprKind::paren) arg = arg->args[0].get();
+    Vector out;
+    std::vector<Timestamp> times;
+    if (arg->kind == ExprKind::vector_selector) {
+      const Timestamp ref = arg->at == AtKind::none        ? ref_time(*arg)
+                            : arg->at == AtKind::timestamp ? arg->at_ms
+                                                           : query_ts_;
+      out = select_instant(*arg, ref, &times);
+    } else {
+      out = eval(*arg).vector;
+      times.assign(out.size(), ts_);
+    }
+    for (std::size_t k = 0; k < out.size(); ++k) {
+      delete_label(out[k].labels, kMetricNameLabel);
+      out[k].value = static_cast<double>(times[k]) / 1000.0;
+    }
+    check_unique(out);
+    return out;
+  }
+
+  // functions.go funcHistogramQuantile over classic buckets: series grouped by their labels
+  // without `le` (and the metric name); a series whose `le` is not a float is skipped.
+  Vector eval_histogram_quantile(const Expr& e) {
+    const double q = eval(*e.args[0]).scalar;
+    Vector in = eval(*e.args[1]).vector;
+    std::map<std::string, std::size_t> index;
+    std::vector<std::pair<Labels, std::vector<Bucket>>> groups;
+    for (auto& s : in) {
+      const std::string le = label_value(s.labels, "le");
+      double bound = 0;
+      if (!parse_go_float(le, bound)) continue;
+      Labels key = s.labels;
+      delete_label(key, "le");
+      delete_label(key, kMetricNameLabel);
+      auto [it, inserted] = index.emplace(labels_key(key), groups.size());
+      if (inserted) groups.emplace_back(std::move(key), std::vector<Bucket>{});
+      groups[it->second].second.push_back(Bucket{bound, s.value});
+    }
+    Vector out;
+    for (auto& [labels, buckets] : groups) {
+      out.push_back(Sample{labels, bucket_quantile(q, std::move(buckets))});
+    }
+    return out;
+  }
+
+  /// Go's strconv.ParseFloat(s, 64) for the `le` label: decimal or hex floats, "Inf",
+  /// "+Inf", "-Inf", "NaN" in any case, "Infinity"; underscores are not allowed in this mode.
+  static bool parse_go_float(const std::string& s, double& out) {
+    if (s.empty()) return false;
+    std::string l;
+    for (char c : s) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string body = l;
+    if (body[0] == '+' || body[0] == '-') body = body.substr(1);
+    if (body == "inf" || body == "infinity" || body == "nan") {
+      if (body == "nan") {
+        if (l != body) return false;  // Go rejects a signed NaN
+        out = kNaN;
+      } else {
+        out = l[0] == '-' ? -std::numeric_limits<double>::infinity()
+                          : std::numeric_limits<double>::infinity();
+      }
+      return true;
+    }
+    for (char c : body) {
+      if (std::isxdigit(static_cast<unsigned char>(c)) == 0 && c != '.' && c != 'e' && c != 'x' &&
+          c != 'p' && c != '+' && c != '-') {
+        return false;
+      }
+    }
+    char* end = nullptr;
+    out = std::strtod(s.c_str(), &end);
+    return end != nullptr && *end == '\0';
+  }
+
+  // functions.go funcLabelJoin: the source labels' values joined with the separator; an
+  // empty result deletes the destination label.
+  Vector label_join(const Expr& e, Vector in) {
+    const std::string dst = eval(*e.args[1]).string;
+    const std::string sep = eval(*e.args[2]).string;
+    std::vector<std::string> src;
+    for (std::size_t k = 3; k < e.args.size(); ++k) {
+      src.push_back(eval(*e.args[k]).string);
+      if (!is_valid_label_name(src.back())) {
+        fail("invalid source label name in label_join(): " + src.back());
+      }
+    }
+    if (!is_valid_label_name(dst)) fail("invalid destination label name in label_join(): " + dst);
+    for (auto& s : in) {
+      std::string joined;
+      for (std::size_t k = 0; k < src.size(); ++k) {
+        if (k > 0) joined += sep;
+        joined += label_value(s.labels, src[k]);
+      }
+      if (joined.empty()) {
+        delete_label(s.labels, dst);
+      } else {
+        set_label(s.labels, dst, joined);
+      }
+    }
+    check_unique(in);
+    return in;
+  }
+
   Vector eval_range_function(const Expr& e, const Expr& range_expr) {
     const std::string& f = e.text;
-    double param = 0;
-    if (f == "quantile_over_time") param = eval(*e.args[0]).scalar;
+    std::vector<double> params;  // the scalar arguments, in order
+    for (const auto& a : e.args) {
+      if (range_operand_of(*a) != &range_expr) params.push_back(eval(*a).scalar);
+    }
+    const double param = params.empty() ? 0 : params[0];
+    if (f == "holt_winters") {
+      // funcHoltWinters panics on bad factors: an evaluation error.
+      if (params[0] <= 0 || params[0] >= 1) {
+        fail("invalid smoothing factor. Expected: 0 < sf < 1, got: " + go_float_f(params[0]));
+      }
+      if (params[1] <= 0 || params[1] >= 1) {
+        fail("invalid trend factor. Expected: 0 < tf < 1, got: " + go_float_f(params[1]));
+      }
+    }
     Matrix m = eval(range_expr).matrix;
-    const Timestamp end = ts_ - range_expr.offset_ms;
+    const Timestamp end = ref_time(range_expr);
     const Timestamp start = end - range_expr.range_ms;
     Vector out;
     for (auto& rs : m) {
@@ -302,6 +499,18 @@ class Evaluator {
         v = extrapolated_rate(rs.points, start, end, f != "delta", f == "rate");
       } else if (f == "irate" || f == "idelta") {
         v = instant_value(rs.points, f == "irate");
+      } else if (f == "deriv" || f == "predict_linear") {
+        if (rs.points.size() < 2) continue;
+        // deriv: intercept at the first sample (prometheus#2674); predict_linear: at the
+        // evaluation time.
+        if (f == "deriv") {
+          v = linear_regression(rs.points, rs.points.front().t).first;
+        } else {
+          const auto [slope, intercept] = linear_regression(rs.points, ts_);
+          v = slope * param + intercept;
+        }
+      } else if (f == "holt_winters") {
+        v = holt_winters(rs.points, params[0], params[1]);
       } else {
         v = over_time(f, rs.points, param);
       }
@@ -330,6 +539,9 @@ class Evaluator {
     std::vector<double> params;
     for (std::size_t k = 1; k < e.args.size(); ++k) params.push_back(eval(*e.args[k]).scalar);
     if (f == "clamp" && params[1] < params[0]) return {};
+    const bool date = f == "day_of_month" || f == "day_of_week" || f == "day_of_year" ||
+                      f == "days_in_month" || f == "hour" || f == "minute" || f == "month" ||
+                      f == "year";
     Vector out;
     for (auto& s : in) {
       const double x = s.value;
@@ -345,13 +557,43 @@ class Evaluator {
       else if (f == "ln")
         y = std::log(x);
       else if (f == "log2")
-        y = std::log2(x);
+        y = go_log2(x);
       else if (f == "log10")
-        y = std::log10(x);
+        y = go_log2(x) * kLn2OverLn10;
       else if (f == "sqrt")
         y = std::sqrt(x);
       else if (f == "sgn")
         y = x > 0 ? 1 : (x < 0 ? -1 : x);
+      else if (date)
+        y = date_function(f, x);
+      else if (f == "sin")
+        y = std::sin(x);
+      else if (f == "cos")
+        y = std::cos(x);
+      else if (f == "tan")
+        y = std::tan(x);
+      else if (f == "asin")
+        y = std::asin(x);
+      else if (f == "acos")
+        y = std::acos(x);
+      else if (f == "atan")
+        y = std::atan(x);
+      else if (f == "sinh")
+        y = std::sinh(x);
+      else if (f == "cosh")
+        y = std::cosh(x);
+      else if (f == "tanh")
+        y = std::tanh(x);
+      else if (f == "asinh")
+        y = std::asinh(x);
+      else if (f == "acosh")
+        y = std::acosh(x);
+      else if (f == "atanh")
+        y = std::atanh(x);
+      else if (f == "rad")
+        y = x * std::numbers::pi / 180;
+      else if (f == "deg")
+        y = x * 180 / std::numbers::pi;
       else if (f == "round") {
         const double inv = 1.0 / (params.empty() ? 1.0 : params[0]);
         y = std::floor(x * inv + 0.5) / inv;
@@ -381,37 +623,22 @@ class Evaluator {
     const std::string repl = eval(*e.args[2]).string;
     const std::string src = eval(*e.args[3]).string;
     const std::string pattern = eval(*e.args[4]).string;
-    std::regex re;
-    try {
-      re = std::regex("^(?:" + pattern + ")$");
-    } catch (const std::regex_error& err) {
-      fail("invalid regular expression in label_replace(): " + pattern);
-    }
+    // functions.go funcLabelReplace: RE2, anchored; the replacement goes through Go's
+    // Regexp.ExpandString; an empty result deletes the label.
+    auto re = AnchoredRegex::compile(pattern);
+    if (!re) fail("invalid regular expression in label_replace(): " + pattern);
+    if (!is_valid_label_name(dst))
+      fail("invalid destination label name in label_replace(): " + dst);
+    std::vector<std::string> groups;
     for (auto& s : in) {
-      std::smatch match;
       const std::string value = label_value(s.labels, src);
-      if (!std::regex_match(value, match, re)) continue;
-      // Go's Regexp.Expand: $1 and ${1} name groups.
-      std::string out;
-      for (std::size_t i = 0; i < repl.size(); ++i) {
-        if (repl[i] != '$' || i + 1 >= repl.size()) {
-          out += repl[i];
-          continue;
-        }
-        std::size_t j = i + 1;
-        const bool braced = repl[j] == '{';
-        if (braced) ++j;
-        std::size_t k = j;
-        while (k < repl.size() && std::isdigit(static_cast<unsigned char>(repl[k])) != 0) ++k;
-        if (k == j || (braced && (k >= repl.size() || repl[k] != '}'))) {
-          out += repl[i];
-          continue;
-        }
-        const auto group = static_cast<std::size_t>(std::stoul(repl.substr(j, k - j)));
-        if (group < match.size()) out += match[group].str();
-        i = braced ? k : k - 1;
+      if (!re->match_groups(value, groups)) continue;
+      const std::string out = re->expand(repl, groups);
+      if (out.empty()) {
+        delete_label(s.labels, dst);
+      } else {
+        set_label(s.labels, dst, out);
       }
-      set_label(s.labels, dst, out);
     }
     check_unique(in);
     return in;
@@ -578,25 +805,50 @@ class Evaluator {
     std::map<std::string, std::size_t> index;
     std::vector<Group> groups;
     if (op == "topk" || op == "bottomk") {
-      if (param > static_cast<double>(std::numeric_limits<int>::max()) || !(param >= 1)) {
-        return {};
+      // engine.go: k must convert to int64; below 1 the result is empty.
+      if (!(param >= -9.223372036854775808e18 && param < 9.223372036854775808e18)) {
+        fail("Scalar value " + format_float(param) + " overflows int64");
       }
+      if (param < 1) return {};
     }
-    const auto k = static_cast<std::size_t>(param >= 1 ? param : 0);
+    if (op == "count_values" && !is_valid_label_name(label_param)) {
+      fail("invalid label name \"" + label_param + "\"");
+    }
+    const auto k = static_cast<std::size_t>(
+        std::min(param >= 1 ? param : 0, static_cast<double>(in.size() + 1)));
     for (auto& s : in) {
       Labels key = group_labels(e, s.labels);
-      if (op == "count_values") set_label(key, label_param, format_float(s.value));
+      if (op == "count_values") {
+        Labels with_value = s.labels;
+        set_label(with_value, label_param, format_float_plain(s.value));
+        key = group_labels(e, with_value);
+        if (!e.without) set_label(key, label_param, format_float_plain(s.value));
+      }
       auto [it, inserted] = index.emplace(labels_key(key), groups.size());
       if (inserted) {
-        groups.push_back(Group{key, s.value, 0, 0, 0, {}, {}});
+        // engine.go aggregation: the first sample starts the group (value and mean).
+        groups.push_back(Group{key, s.value, 1, s.value, 0, {}, {}});
+        if (op == "quantile") groups.back().values.push_back(s.value);
+        if (op == "topk" || op == "bottomk") groups.back().top.push_back(std::move(s));
+        continue;
       }
       Group& g = groups[it->second];
       g.count += 1;
-      const double delta = s.value - g.mean;
-      g.mean += delta / g.count;
-      g.m2 += delta * (s.value - g.mean);
-      if (op == "sum" || op == "avg") {
-        if (!inserted) g.value += s.value;
+      if (op == "stddev" || op == "stdvar") {
+        const double delta = s.value - g.mean;
+        g.mean += delta / g.count;
+        g.m2 += delta * (s.value - g.mean);
+      } else if (op == "avg") {
+        // An incremental mean that does not overflow near the float limits; an infinite
+        // mean stays as it is unless a NaN or the opposite infinity comes.
+        if (std::isinf(g.mean)) {
+          if (std::isinf(s.value) && (g.mean > 0) == (s.value > 0)) continue;
+          if (!std::isinf(s.value) && !std::isnan(s.value)) continue;
+        }
+        g.mean += s.value / g.count - g.mean / g.count;
+      }
+      if (op == "sum") {
+        g.value += s.value;
       } else if (op == "min") {
         if (g.value > s.value || std::isnan(g.value)) g.value = s.value;
       } else if (op == "max") {
@@ -622,7 +874,7 @@ class Evaluator {
       }
       double v = g.value;
       if (op == "avg")
-        v = g.value / g.count;
+        v = g.mean;
       else if (op == "count" || op == "count_values")
         v = g.count;
       else if (op == "group")
@@ -640,6 +892,7 @@ class Evaluator {
 
   const Queryable& storage_;
   Timestamp ts_;
+  Timestamp query_ts_;  ///< the time of the whole query, for `@ start()` / `@ end()`
   EvalOptions options_;
   SampleBudget& budget_;
 };
@@ -650,12 +903,10 @@ Result<Value> evaluate(const Expr& expr, const Queryable& storage, Timestamp ts,
                        const EvalOptions& options) {
   try {
     SampleBudget budget(options.max_samples);
-    Evaluator ev(storage, ts, options, budget);
+    Evaluator ev(storage, ts, ts, options, budget);
     return ev.eval(expr);
   } catch (const EvalFailure& f) {
     return Error{f.code, f.message};
-  } catch (const std::regex_error& err) {
-    return Error{0, std::string("regular expression error: ") + err.what()};
   }
 }
 

@@ -15,6 +15,7 @@ struct FunctionSpec {
   std::vector<ValueType> arg_types;
   int optional_args = 0;  ///< how many trailing arguments may be omitted
   ValueType return_type = ValueType::vector;
+  bool repeat_last = false;  ///< the last argument may repeat (label_join's source labels)
 };
 
 /// nullptr when `name` is not a supported function.
@@ -40,5 +41,34 @@ std::optional<double> over_time(const std::string& name, const std::vector<Point
 
 /// The Prometheus quantile estimate over unsorted values (promql/quantile.go `quantile`).
 double quantile(double q, std::vector<double> values);
+
+/// One classic histogram bucket: its `le` and cumulative count.
+struct Bucket {
+  double upper_bound = 0;
+  double count = 0;
+};
+
+/// promql/quantile.go `bucketQuantile` (v2.42.0): linear interpolation inside the bucket the
+/// rank falls in; buckets sorted, equal bounds coalesced, counts made monotonic; NaN without a
+/// +Inf bucket, with fewer than two buckets or no observations.
+double bucket_quantile(double q, std::vector<Bucket> buckets);
+
+/// Neumaier-compensated summation step (promql/functions.go `kahanSumInc`).
+void kahan_sum_inc(double inc, double& sum, double& c);
+
+/// Least-squares slope and intercept at `intercept_time` (promql/functions.go
+/// `linearRegression`, v2.42.0): Kahan sums; a constant series has slope 0 (NaN when the
+/// constant is infinite).
+std::pair<double, double> linear_regression(const std::vector<Point>& points,
+                                            Timestamp intercept_time);
+
+/// Double exponential smoothing (promql/functions.go `funcHoltWinters`); nullopt with fewer
+/// than two points. sf and tf are checked by the caller.
+std::optional<double> holt_winters(const std::vector<Point>& points, double sf, double tf);
+
+/// The date functions of promql/functions.go (`dateWrapper`): `name` is one of day_of_month,
+/// day_of_week, day_of_year, days_in_month, hour, minute, month, year; `seconds` a Unix time
+/// (truncated to whole seconds as Go's time.Unix(int64(v), 0)).
+double date_function(const std::string& name, double seconds);
 
 }  // namespace rdmatop::promql

@@ -311,6 +311,15 @@ Result<std::vector<Token>> lex(const std::string& in) {
                               : std::numeric_limits<double>::quiet_NaN();
       } else {
         t.kind = TokenKind::identifier;
+        // lex.go `key`: operators, aggregators, keywords and the @ preprocessors.
+        static const char* const kKeywords[] = {
+            "and",          "or",          "unless", "atan2",  "sum",     "avg",  "count",
+            "min",          "max",         "group",  "stddev", "stdvar",  "topk", "bottomk",
+            "count_values", "quantile",    "offset", "by",     "without", "on",   "ignoring",
+            "group_left",   "group_right", "bool",   "start",  "end"};
+        for (const char* k : kKeywords) {
+          if (l == k) t.keyword = l;
+        }
       }
       out.push_back(std::move(t));
       continue;

@@ -49,6 +49,10 @@ struct Token {
   double number = 0;  ///< number
   std::int64_t duration_ms = 0;
   std::size_t pos = 0;  ///< byte offset in the input
+  /// For an identifier that is a PromQL keyword in any case (`SUM`, `By`, `AND`), the keyword
+  /// in lower case; else empty. Keywords are case-insensitive, function names are not
+  /// (prometheus/promql/parser/lex.go lexKeywordOrIdentifier).
+  std::string keyword;
 };
 
 const char* to_string(TokenKind kind);

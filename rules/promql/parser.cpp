@@ -1,6 +1,7 @@
 #include "rules/promql/parser.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -136,7 +137,7 @@ class Parser {
     return next();
   }
   bool peek_ident(const char* word, std::size_t ahead = 0) const {
-    return peek(ahead).kind == TokenKind::identifier && peek(ahead).text == word;
+    return peek(ahead).kind == TokenKind::identifier && peek(ahead).keyword == word;
   }
 
   std::optional<BinaryOp> peek_binop() const {
@@ -167,10 +168,10 @@ class Parser {
       case TokenKind::ge:
         return BinaryOp::ge;
       case TokenKind::identifier:
-        if (t.text == "and") return BinaryOp::land;
-        if (t.text == "or") return BinaryOp::lor;
-        if (t.text == "unless") return BinaryOp::lunless;
-        if (t.text == "atan2") return BinaryOp::atan2;
+        if (t.keyword == "and") return BinaryOp::land;
+        if (t.keyword == "or") return BinaryOp::lor;
+        if (t.keyword == "unless") return BinaryOp::lunless;
+        if (t.keyword == "atan2") return BinaryOp::atan2;
         return std::nullopt;
       default:
         return std::nullopt;
@@ -255,14 +256,14 @@ class Parser {
     }
     bool has_matching_clause = false;
     if (peek_ident("on") || peek_ident("ignoring")) {
-      e.matching.on = next().text == "on";
+      e.matching.on = next().keyword == "on";
       e.matching.labels = parse_label_list("on/ignoring clause");
       has_matching_clause = true;
     }
     if (peek_ident("group_left") || peek_ident("group_right")) {
       const Token t = next();
       e.matching.card =
-          t.text == "group_left" ? Cardinality::many_to_one : Cardinality::one_to_many;
+          t.keyword == "group_left" ? Cardinality::many_to_one : Cardinality::one_to_many;
       if (peek().kind == TokenKind::lparen) e.matching.include = parse_label_list("group clause");
       if (!has_matching_clause) {
         fail(t.pos, "unexpected " + t.text + ", expected on or ignoring before it");
@@ -356,7 +357,7 @@ class Parser {
           continue;
         }
         expect(TokenKind::rbracket, "range selector");
-        if (e->kind != ExprKind::vector_selector || e->offset_ms != 0) {
+        if (e->kind != ExprKind::vector_selector || e->offset_ms != 0 || e->at != AtKind::none) {
           fail(open.pos, "ranges only allowed for vector selectors");
         }
         if (range.duration_ms <= 0) fail(range.pos, "range must be positive");
@@ -382,9 +383,42 @@ class Parser {
         e->offset_ms = negative ? -d.duration_ms : d.duration_ms;
         continue;
       }
-      if (peek().kind == TokenKind::at) fail(peek().pos, "the @ modifier is not supported");
+      if (peek().kind == TokenKind::at) {
+        parse_at(*e);
+        continue;
+      }
       return e;
     }
+  }
+
+  // `@ <number>`, `@ start()`, `@ end()` (parser/generated_parser.y at_modifier,
+  // parser.go setTimestamp): seconds, rounded to milliseconds.
+  void parse_at(Expr& e) {
+    const Token at = next();
+    if (e.kind != ExprKind::vector_selector && e.kind != ExprKind::matrix_selector &&
+        e.kind != ExprKind::subquery) {
+      fail(at.pos,
+           "@ modifier must be preceded by an instant vector selector or range vector selector or "
+           "a subquery");
+    }
+    if (e.at != AtKind::none) fail(at.pos, "@ <timestamp> may not be set multiple times");
+    if (peek_ident("start") || peek_ident("end")) {
+      e.at = next().keyword == "start" ? AtKind::start : AtKind::end;
+      expect(TokenKind::lparen, "@ modifier");
+      expect(TokenKind::rparen, "@ modifier");
+      return;
+    }
+    double sign = 1;
+    if (peek().kind == TokenKind::sub || peek().kind == TokenKind::add) {
+      if (next().kind == TokenKind::sub) sign = -1;
+    }
+    const Token n = expect(TokenKind::number, "@ modifier");
+    const double ts = sign * n.number;
+    if (!std::isfinite(ts) || ts >= 9.2e15 || ts <= -9.2e15) {
+      fail(n.pos, "timestamp out of bounds for @ modifier: " + format_float(ts));
+    }
+    e.at = AtKind::timestamp;
+    e.at_ms = static_cast<Timestamp>(std::round(ts * 1000));
   }
 
   std::vector<std::string> parse_label_list(const char* context) {
@@ -442,12 +476,12 @@ class Parser {
         fail(t.pos, "unexpected " + describe(t) +
                         ", expected a number, string, selector, function or \"(\"");
     }
-    if (is_aggregate(t.text) &&
+    if (is_aggregate(t.keyword) &&
         (peek(1).kind == TokenKind::lparen || peek_ident("by", 1) || peek_ident("without", 1))) {
       return parse_aggregate();
     }
     if (peek(1).kind == TokenKind::lparen) return parse_call();
-    if (is_keyword(t.text)) fail(t.pos, "unexpected keyword \"" + t.text + "\"");
+    if (is_keyword(t.keyword)) fail(t.pos, "unexpected keyword \"" + t.text + "\"");
     next();
     return parse_selector(t.text, t.pos);
   }
@@ -456,7 +490,7 @@ class Parser {
     auto e = node(ExprKind::vector_selector, pos);
     e->text = name;
     if (!name.empty()) {
-      e->matchers.push_back(LabelMatcher{kMetricNameLabel, MatchOp::equal, name, nullptr});
+      e->matchers.push_back(LabelMatcher{kMetricNameLabel, MatchOp::equal, name, {}});
     }
     if (peek().kind == TokenKind::lbrace) {
       next();
@@ -484,14 +518,11 @@ class Parser {
                              " in label matching, expected one of \"=\", \"!=\", \"=~\", \"!~\"");
         }
         const Token value = expect(TokenKind::string, "label matching");
-        LabelMatcher m{label.text, mop, value.text, nullptr};
+        LabelMatcher m{label.text, mop, value.text, {}};
         if (mop == MatchOp::regex || mop == MatchOp::not_regex) {
-          try {
-            m.re = std::make_shared<const std::regex>("^(?:" + value.text + ")$",
-                                                      std::regex::ECMAScript);
-          } catch (const std::regex_error& err) {
-            fail(value.pos, "error parsing regexp \"" + value.text + "\": " + err.what());
-          }
+          auto re = AnchoredRegex::compile(value.text);
+          if (!re) fail(value.pos, re.error().message);
+          m.re = std::move(re).value();
         }
         if (label.text == kMetricNameLabel && mop == MatchOp::equal && !name.empty()) {
           fail(label.pos,
@@ -535,16 +566,28 @@ class Parser {
       }
     }
     next();
+    // parse.go checkAST: a fixed count, else "at least" / "at most" for variadic functions.
     const std::size_t max_args = spec->arg_types.size();
-    const std::size_t min_args = max_args - static_cast<std::size_t>(spec->optional_args);
-    if (e->args.size() < min_args || e->args.size() > max_args) {
-      fail(name.pos, "expected " + std::to_string(min_args) + " argument(s) in call to \"" +
-                         name.text + "\", got " + std::to_string(e->args.size()));
+    const std::size_t min_args =
+        max_args - static_cast<std::size_t>(spec->optional_args) - (spec->repeat_last ? 1 : 0);
+    const std::string got_n = std::to_string(e->args.size());
+    if (spec->optional_args == 0 && !spec->repeat_last && e->args.size() != max_args) {
+      fail(name.pos, "expected " + std::to_string(max_args) + " argument(s) in call to \"" +
+                         name.text + "\", got " + got_n);
+    }
+    if (e->args.size() < min_args) {
+      fail(name.pos, "expected at least " + std::to_string(min_args) +
+                         " argument(s) in call to \"" + name.text + "\", got " + got_n);
+    }
+    if (!spec->repeat_last && e->args.size() > max_args) {
+      fail(name.pos, "expected at most " + std::to_string(max_args) + " argument(s) in call to \"" +
+                         name.text + "\", got " + got_n);
     }
     for (std::size_t k = 0; k < e->args.size(); ++k) {
+      const ValueType want = spec->arg_types[std::min(k, max_args - 1)];
       const ValueType got = type_of(*e->args[k]);
-      if (got != spec->arg_types[k]) {
-        fail(e->args[k]->pos, std::string("expected type ") + to_string(spec->arg_types[k]) +
+      if (got != want) {
+        fail(e->args[k]->pos, std::string("expected type ") + to_string(want) +
                                   " in call to function \"" + name.text + "\", got " +
                                   to_string(got));
       }
@@ -555,12 +598,12 @@ class Parser {
   ExprPtr parse_aggregate() {
     const Token name = next();
     auto e = node(ExprKind::aggregate, name.pos);
-    e->text = name.text;
+    e->text = name.keyword;
     bool grouped = false;
     auto parse_grouping = [&] {
       if (peek_ident("by") || peek_ident("without")) {
         if (grouped) fail(peek().pos, "aggregation grouping given twice");
-        e->without = next().text == "without";
+        e->without = next().keyword == "without";
         e->grouping = parse_label_list("grouping clause");
         grouped = true;
       }

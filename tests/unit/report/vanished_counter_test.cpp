@@ -137,7 +137,7 @@ TEST_CASE("the rules' history restarts a counter whose origin changed", "[vanish
   history.ingest({cnp(150, "hw_counters/np_cnp_sent")}, 20'000);
   history.ingest({cnp(250100, "device_hw_counters/np_cnp_sent")}, 30'000);
   const auto selected = history.select(
-      {{promql::kMetricNameLabel, promql::MatchOp::equal, "rdma_cnp_sent_total", nullptr}});
+      {{promql::kMetricNameLabel, promql::MatchOp::equal, "rdma_cnp_sent_total", {}}});
   REQUIRE(selected.size() == 1);
   REQUIRE(selected[0]->points.size() == 1);  // only the new counter's sample
   CHECK(selected[0]->points.front().v == 250100);

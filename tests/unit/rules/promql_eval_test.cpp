@@ -123,3 +123,51 @@ TEST_CASE("float formatting matches Go", "[rules][promql]") {
   CHECK(is_stale_nan(stale_nan()));
   CHECK_FALSE(is_stale_nan(std::nan("")));
 }
+
+TEST_CASE("bucket_quantile interpolates inside the bucket, as Prometheus", "[rules][promql]") {
+  // 10 observations <= 1, 20 <= 2, 40 in all: the median (rank 20) is the top of bucket 2,
+  // q=0.75 (rank 30) is halfway through the +Inf bucket's predecessor range -> 2.
+  const std::vector<Bucket> b = {{2, 20}, {1, 10}, {INFINITY, 40}};
+  CHECK(bucket_quantile(0.5, b) == 2);
+  CHECK(bucket_quantile(0.25, b) == 1);
+  CHECK(bucket_quantile(0.375, b) == 1.5);
+  CHECK(bucket_quantile(0.75, b) == 2);  // in the +Inf bucket: the highest finite bound
+  CHECK(std::isnan(bucket_quantile(0.5, {{1, 10}, {2, 20}})));  // no +Inf bucket
+  CHECK(bucket_quantile(-1, b) == -INFINITY);
+  // Non-monotonic counts are made monotonic before the search.
+  CHECK(bucket_quantile(0.5, {{1, 10}, {2, 5}, {INFINITY, 20}}) == 1);
+}
+
+TEST_CASE("avg and avg_over_time do not overflow near the float limits", "[rules][promql]") {
+  const double big = 1.7e308;
+  const std::vector<Point> p = {{0, big}, {1000, big}, {2000, big}};
+  CHECK(*over_time("avg_over_time", p, 0) == Approx(big));
+  CHECK(std::isinf(*over_time("sum_over_time", p, 0)));
+  History h(3600 * 1000);
+  h.append(labels_of("m", {{"i", "0"}}), 0, big);
+  h.append(labels_of("m", {{"i", "1"}}), 0, big);
+  CHECK(eval_at("avg(m)", h, 0).vector.at(0).value == Approx(big));
+  CHECK(std::isinf(eval_at("sum(m)", h, 0).vector.at(0).value));
+}
+
+TEST_CASE("@ reads at its own time, offset relative to it", "[rules][promql]") {
+  History h(24 * 3600 * 1000);
+  for (int k = 0; k <= 100; ++k) h.append(labels_of("m", {}), k * 10000, k);
+  CHECK(eval_at("m @ 100", h, 10000).vector.at(0).value == 10);
+  CHECK(eval_at("m @ 100 offset 50s", h, 10000).vector.at(0).value == 5);
+  CHECK(eval_at("m @ end()", h, 300000).vector.at(0).value == 30);
+  CHECK(eval_at("timestamp(m @ 200)", h, 0).vector.at(0).value == 200);
+  CHECK(eval_at("sum_over_time(m[100s] @ 100)", h, 0).vector.at(0).value == 55);
+}
+
+TEST_CASE("label_replace expands Go templates with RE2 groups", "[rules][promql]") {
+  History h(3600 * 1000);
+  h.append(labels_of("m", {{"src", "source-value-10"}}), 0, 1);
+  auto v = eval_at(
+      "label_replace(m, \"dst\", \"${name}-$1x-$2\", \"src\", \"(?P<name>.*)-value-(\\\\d+)\")", h,
+      0);
+  // $1x names the group "1x", which does not exist: "" (Go's Regexp.Expand).
+  CHECK(label_value(v.vector.at(0).labels, "dst") == "source--10");
+  auto del = eval_at("label_replace(m, \"src\", \"\", \"src\", \".*\")", h, 0);
+  CHECK(label_value(del.vector.at(0).labels, "src").empty());
+}

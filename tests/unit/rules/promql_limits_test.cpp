@@ -160,7 +160,7 @@ TEST_CASE("a rule over the sample budget at run time is disabled with a clear er
   }
   // The other rule still ran.
   const auto fine =
-      history.select({{promql::kMetricNameLabel, promql::MatchOp::equal, "fine", nullptr}});
+      history.select({{promql::kMetricNameLabel, promql::MatchOp::equal, "fine", {}}});
   REQUIRE(fine.size() == 1);
 
   // A subquery of many empty steps is refused before it runs them.

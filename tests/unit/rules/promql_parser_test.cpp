@@ -82,7 +82,11 @@ TEST_CASE("promql parser rejects bad input with a located error", "[rules][promq
       {"x{a=~\"(\"}", 5, "error parsing regexp"},
       {"{a=\"\"}", 0, "at least one non-empty matcher"},
       {"sum(x, y)", 0, "wrong number of arguments for aggregate expression"},
-      {"x @ 100", 2, "the @ modifier is not supported"},
+      {"sum(x) @ 100", 7, "@ modifier must be preceded by an instant vector selector"},
+      {"x @ 1 @ 2", 6, "@ <timestamp> may not be set multiple times"},
+      {"x @ Inf", 4, "timestamp out of bounds for @ modifier"},
+      {"label_join(x, \"a\")", 0, "expected at least 3 argument(s) in call to \"label_join\""},
+      {"round(x, 1, 2)", 0, "expected at most 2 argument(s) in call to \"round\""},
       {"x \xc3\xa9", 2, "outside ASCII"},
       {"x y", 2, "expected an operator or end of input"},
       {"rate(x[5m]) offset", 18, "expected duration"},
@@ -125,4 +129,34 @@ TEST_CASE("series descriptions parse with equality matchers only", "[rules][prom
   CHECK_FALSE(parse_series_labels("x{a=~\"1\"}").ok());
   CHECK_FALSE(parse_series_labels("rate(x[1m])").ok());
   CHECK_FALSE(parse_series_labels("x{").ok());
+}
+
+TEST_CASE("keywords are case-insensitive, function names are not", "[rules][promql]") {
+  auto agg = parse_expr("SUM BY (Job) (x) AND ON (a) y");
+  REQUIRE(agg.ok());
+  CHECK(to_string(*agg.expr()) == "sum by (Job) (x) and on(a) y");
+  auto off = parse_expr("x OFFSET 5m @ 10");
+  REQUIRE(off.ok());
+  CHECK(off.expr()->offset_ms == 300000);
+  CHECK(off.expr()->at == AtKind::timestamp);
+  CHECK(off.expr()->at_ms == 10000);
+  auto end = parse_expr("rate(x[5m] @ END())");
+  REQUIRE(end.ok());
+  CHECK(end.expr()->args[0]->at == AtKind::end);
+  CHECK_FALSE(parse_expr("RATE(x[5m])").ok());
+}
+
+TEST_CASE("regular expressions are RE2, anchored like Prometheus", "[rules][promql]") {
+  auto ci = parse_expr("x{a=~\"(?i:PRO).*\"}");
+  REQUIRE(ci.ok());
+  const LabelMatcher& m = ci.expr()->matchers.back();
+  CHECK(m.matches("production"));
+  CHECK_FALSE(m.matches("xproduction"));  // anchored at the start
+  auto tail = parse_expr("x{a=~\"a|b\"}");
+  REQUIRE(tail.ok());
+  CHECK_FALSE(tail.expr()->matchers.back().matches("ab"));  // the alternation is grouped
+  CHECK(parse_expr("x{a=~\"\\\\pL+\"}").ok());
+  auto bad = parse_expr("x{a=~\"(\"}");
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::Contains("missing )"));
 }
