@@ -19,7 +19,7 @@ namespace {
 
 constexpr std::uint32_t kRenderSeq = 9;
 
-HostModel host_with(std::vector<SimProcess> processes) {
+HostModel host_with_processes(std::vector<SimProcess> processes) {
   HostModel host = make_host_model(default_host());
   host.processes = std::move(processes);
   return host;
@@ -70,7 +70,7 @@ std::pair<int, bool> messages(const std::vector<std::uint8_t>& bytes, std::uint1
 }  // namespace
 
 TEST_CASE("Simulated nldev device dump: every device, in host order", "[simulator][nldev]") {
-  const HostModel host = host_with({});
+  const HostModel host = host_with_processes({});
   const auto devices =
       parse_dev_get_reply(render_nldev_devices_reply(host, kRenderSeq), kRenderSeq);
   REQUIRE(devices.ok());
@@ -89,7 +89,7 @@ TEST_CASE("Simulated nldev device dump: every device, in host order", "[simulato
 TEST_CASE("Simulated resource dumps name ib_core and the processes on their devices",
           "[simulator][nldev]") {
   const HostModel host =
-      host_with({process(100, {"mlx5_0", "mlx5_1"}, 3), process(200, {"mlx5_0"}, 1)});
+      host_with_processes({process(100, {"mlx5_0", "mlx5_1"}, 3), process(200, {"mlx5_0"}, 1)});
   struct Row {
     NldevResKind kind;
     std::uint32_t dev;
@@ -116,7 +116,7 @@ TEST_CASE("Simulated resource dumps name ib_core and the processes on their devi
 
 TEST_CASE("A large dump spans several messages, nests unflagged as nldev sends them",
           "[simulator][nldev]") {
-  const HostModel host = host_with({process(300, {"bnxt_re0"}, 70)});
+  const HostModel host = host_with_processes({process(300, {"bnxt_re0"}, 70)});
   const auto bytes = render_nldev_res_reply(host, NldevResKind::qp, 2, kRenderSeq);
   const auto [count, flagged] = messages(bytes, static_cast<std::uint16_t>(RDMA_NL_GET_TYPE(
                                                     RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_QP_GET)));
@@ -129,7 +129,7 @@ TEST_CASE("A large dump spans several messages, nests unflagged as nldev sends t
 
 TEST_CASE("The simulated RDMA netlink source answers through the live client's code",
           "[simulator][nldev]") {
-  const HostModel host = host_with({process(400, {"mlx5_1"}, 2)});
+  const HostModel host = host_with_processes({process(400, {"mlx5_1"}, 2)});
   auto source = make_simulated_rdma_netlink_source(host);
   const auto devices = source->devices();
   REQUIRE(devices.ok());
@@ -146,7 +146,7 @@ TEST_CASE("Simulated QP counters: auto mode by PID where a process has a share, 
           "[simulator][nldev][qp_counters]") {
   SimProcess heavy = process(500, {"mlx5_1"}, 3);
   heavy.counter_share = 0.75;
-  HostModel host = host_with({heavy, process(501, {"mlx5_1"}, 1), process(502, {"mlx5_0"}, 2)});
+  HostModel host = host_with_processes({heavy, process(501, {"mlx5_1"}, 1), process(502, {"mlx5_0"}, 2)});
   host.ports[1].counters["ack_timeouts"] = 1000;
   host.ports[1].counters["out_of_sequence"] = 400;
 
