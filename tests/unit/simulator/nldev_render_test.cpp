@@ -146,7 +146,8 @@ TEST_CASE("Simulated QP counters: auto mode by PID where a process has a share, 
           "[simulator][nldev][qp_counters]") {
   SimProcess heavy = process(500, {"mlx5_1"}, 3);
   heavy.counter_share = 0.75;
-  HostModel host = host_with_processes({heavy, process(501, {"mlx5_1"}, 1), process(502, {"mlx5_0"}, 2)});
+  HostModel host =
+      host_with_processes({heavy, process(501, {"mlx5_1"}, 1), process(502, {"mlx5_0"}, 2)});
   host.ports[1].counters["ack_timeouts"] = 1000;
   host.ports[1].counters["out_of_sequence"] = 400;
 
