@@ -58,8 +58,4 @@ RuleFileLoad parse_rule_file(const std::string& text, const std::string& file_na
 /// Serialises groups back to a Prometheus rule file (what `rules export` writes).
 std::string to_yaml(const std::vector<RuleGroup>& groups);
 
-/// Valid Prometheus metric / label names ([a-zA-Z_:][a-zA-Z0-9_:]* and without ':').
-bool is_valid_metric_name(const std::string& s);
-bool is_valid_label_name(const std::string& s);
-
 }  // namespace rdmatop

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "rules/promql/functions.h"
-#include "rules/rule_file.h"
+#include "rules/promql/names.h"
 
 namespace rdmatop::promql {
 
@@ -109,8 +109,9 @@ std::pair<double, bool> elem_binop(BinaryOp op, double l, double r) {
   }
 }
 
-/// Go's math.Log2 (src/math/log10.go): exact for powers of two, else Log(frac)/Ln2 + exp;
-/// Go's Log10 is Log2(x) * (Ln2/Ln10). Both differ from C's log2/log10 in the last bit.
+/// Go's math.Log2 (src/math/log10.go): exact for powers of two, else Log(frac)/Ln2 + exp.
+/// Go's Log10 is Log(x) * (1/Ln10). Both differ from C's log2/log10 in the last bit for some
+/// inputs (log10(20): C gives 1.3010299956639813, Go 1.301029995663981).
 double go_log2(double x) {
   int exp = 0;
   const double frac = std::frexp(x, &exp);
@@ -118,9 +119,9 @@ double go_log2(double x) {
   return std::log(frac) * std::numbers::log2e + static_cast<double>(exp);
 }
 
-/// Go's constant Ln2/Ln10, folded exactly by the compiler before rounding (a double division
-/// of the two rounded constants differs in the last bit).
-constexpr double kLn2OverLn10 = 0.301029995663981195213738894724493026768189881462108541310;
+/// Go's constant 1/Ln10, folded exactly by the compiler before rounding (a double division by
+/// the rounded Ln10 may differ in the last bit).
+constexpr double kOneOverLn10 = 0.434294481903251827651128918916605082294397005803666566114;
 
 /// Go's fmt "%f".
 std::string go_float_f(double v) {
@@ -559,7 +560,7 @@ class Evaluator {
       else if (f == "log2")
         y = go_log2(x);
       else if (f == "log10")
-        y = go_log2(x) * kLn2OverLn10;
+        y = std::log(x) * kOneOverLn10;
       else if (f == "sqrt")
         y = std::sqrt(x);
       else if (f == "sgn")
