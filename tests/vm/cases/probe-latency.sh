@@ -26,7 +26,8 @@
 # sleeps for each send completion). The old 4x gap was spaced probes against back-to-back
 # perftest. Rounds whose p50 reaches 1 ms for either tool are starvation (see below), not judged.
 # Environment: PROBE_LATENCY_ITERS (1000), PROBE_LATENCY_ROUNDS (7), PROBE_LATENCY_STRICT (0),
-# PROBE_LATENCY_LONG (1000: pings per long run).
+# PROBE_LATENCY_LONG (1000: pings per long run), PROBE_LATENCY_BUDGET_S (200: seconds after
+# which no new round starts; the VM run is killed at 400 s, and a starved round takes ~40 s).
 set -euo pipefail
 # shellcheck source=tests/vm/cases/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
@@ -70,7 +71,8 @@ perftest_busy() {
 ratios=()
 event_ratios=()
 starved_rounds=0
-for ((r = 1; ${#ratios[@]} < rounds && r <= 2 * rounds; r++)); do
+budget=${PROBE_LATENCY_BUDGET_S:-200}
+for ((r = 1; ${#ratios[@]} < rounds && r <= 2 * rounds && SECONDS < budget; r++)); do
   # Alternate which tool goes first, so a load drift within a round favours neither.
   if ((r % 2)); then
     rdmatop_busy
@@ -99,9 +101,11 @@ for ((r = 1; ${#ratios[@]} < rounds && r <= 2 * rounds; r++)); do
   printf 'round %d, events at the server (not judged): rdmatop p50 %.1f us p99 %.1f us | ib_send_lat -e p50 %.1f us p99 %.1f us | p50 ratio %s\n' \
     "$r" "$e50" "$e99" "$pe50" "$pe99" "${event_ratios[-1]}"
 done
-if ((${#ratios[@]} == 0)); then
-  echo "SKIP: all $starved_rounds busy/busy rounds starved (a p50 >= 1 ms): the host is too" \
-    "loaded to compare latencies"
+# Fewer than three judged rounds make no median worth judging: a host loaded enough to starve
+# most rounds (other VMs or builds on the same cores) is said to be, not failed.
+if ((${#ratios[@]} < 3)); then
+  echo "SKIP: only ${#ratios[@]} of $((${#ratios[@]} + starved_rounds)) busy/busy rounds in" \
+    "${budget} s were not starved (a p50 >= 1 ms): the host is too loaded to compare latencies"
   exit 77
 fi
 start_responder
