@@ -49,26 +49,24 @@ void add_observed_increase(const promql::Expr& expr, const History& history, Tim
                            Evidence& e) {
   const Timestamp range = range_of(expr, e.labels);
   if (range == 0) return;
-  std::vector<promql::LabelMatcher> exact;
-  for (const auto& [name, value] : e.labels) {
-    exact.push_back(promql::LabelMatcher{name, promql::MatchOp::equal, value, {}});
+  const promql::StoredSeries* s = history.find(e.labels);
+  if (s == nullptr) return;
+  double increase = 0;
+  std::optional<promql::Point> first;
+  std::optional<promql::Point> last;
+  // Only the window's points: the cost does not grow with the History's retention.
+  auto it = std::lower_bound(s->points.begin(), s->points.end(), ts - range,
+                             [](const promql::Point& p, Timestamp t) { return p.t < t; });
+  for (; it != s->points.end() && it->t <= ts; ++it) {
+    const promql::Point& p = *it;
+    if (promql::is_stale_nan(p.v)) continue;
+    if (last) increase += p.v >= last->v ? p.v - last->v : p.v;
+    if (!first) first = p;
+    last = p;
   }
-  for (const promql::StoredSeries* s : history.select(exact)) {
-    if (s->labels != e.labels) continue;
-    double increase = 0;
-    std::optional<promql::Point> first;
-    std::optional<promql::Point> last;
-    for (const promql::Point& p : s->points) {
-      if (p.t < ts - range || p.t > ts || promql::is_stale_nan(p.v)) continue;
-      if (last) increase += p.v >= last->v ? p.v - last->v : p.v;
-      if (!first) first = p;
-      last = p;
-    }
-    if (first && last && last->t > first->t) {
-      e.observed_increase = increase;
-      e.observed_span_ms = last->t - first->t;
-    }
-    return;
+  if (first && last && last->t > first->t) {
+    e.observed_increase = increase;
+    e.observed_span_ms = last->t - first->t;
   }
 }
 

@@ -12,15 +12,20 @@ void History::set_retention(Timestamp retention_ms) {
   retention_ms_ = retention_ms;
 }
 
-void History::append(const Labels& labels, Timestamp ts, double value) {
-  const std::string key = series_key("", labels);
+History::Entry& History::entry_for(const std::string& key, const Labels& labels) {
   auto [it, inserted] = series_.try_emplace(key);
+  Entry& entry = it->second;
   if (inserted) {
-    it->second.labels = labels;
-    it->second.created = created_++;
-    keys_by_name_[label_value(labels, promql::kMetricNameLabel)].insert(key);
+    entry.key = key;
+    entry.stored.labels = labels;
+    entry.stored.created = created_++;
+    by_name_[label_value(labels, promql::kMetricNameLabel)].push_back(&entry);
   }
-  auto& points = it->second.points;
+  return entry;
+}
+
+void History::append_to(Entry& entry, Timestamp ts, double value) {
+  auto& points = entry.stored.points;
   if (!points.empty() && points.back().t > ts) return;
   if (!points.empty() && points.back().t == ts) {
     points.back().v = value;
@@ -30,60 +35,79 @@ void History::append(const Labels& labels, Timestamp ts, double value) {
   newest_ = std::max(newest_, ts);
 }
 
-void History::ingest(const std::vector<Series>& series, Timestamp ts, const std::string& source) {
-  promql::Vector samples;
-  samples.reserve(series.size());
-  for (const auto& s : series) {
-    samples.push_back(promql::Sample{promql::series_labels(s), s.value});
-    if (s.kind == SeriesKind::counter) restart_if_origin_changed(samples.back().labels, s.origin);
-  }
-  ingest(samples, ts, source);
+void History::append(const Labels& labels, Timestamp ts, double value) {
+  append_to(entry_for(series_key("", labels), labels), ts, value);
 }
 
-void History::restart_if_origin_changed(const Labels& labels, const std::string& origin) {
-  const std::string key = series_key("", labels);
-  auto [known, inserted] = origin_by_key_.try_emplace(key, origin);
-  if (inserted || known->second == origin) return;
-  known->second = origin;
-  // Another raw counter feeds the series now: rate() and increase() across the two would
-  // subtract unrelated counters, so the series starts again from this tick.
-  if (auto it = series_.find(key); it != series_.end()) it->second.points.clear();
+void History::ingest(const std::vector<Series>& series, Timestamp ts, const std::string& source) {
+  std::vector<std::pair<Entry*, double>> samples;
+  samples.reserve(series.size());
+  for (const auto& s : series) {
+    const Labels labels = promql::series_labels(s);
+    Entry& entry = entry_for(series_key("", labels), labels);
+    if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
+      // Another raw counter feeds the series now: rate() and increase() across the two would
+      // subtract unrelated counters, so the series starts again from this tick.
+      if (entry.has_origin) entry.stored.points.clear();
+      entry.origin = s.origin;
+      entry.has_origin = true;
+    }
+    samples.emplace_back(&entry, s.value);
+  }
+  ingest_keyed(samples, ts, source);
 }
 
 void History::ingest(const promql::Vector& samples, Timestamp ts, const std::string& source) {
-  std::set<std::string> now;
-  for (const auto& s : samples) {
-    now.insert(series_key("", s.labels));
-    append(s.labels, ts, s.value);
+  std::vector<std::pair<Entry*, double>> keyed;
+  keyed.reserve(samples.size());
+  for (const auto& s : samples)
+    keyed.emplace_back(&entry_for(series_key("", s.labels), s.labels), s.value);
+  ingest_keyed(keyed, ts, source);
+}
+
+void History::ingest_keyed(const std::vector<std::pair<Entry*, double>>& samples, Timestamp ts,
+                           const std::string& source) {
+  const std::uint64_t this_ingest = ++ingests_;
+  std::vector<Entry*> now;
+  now.reserve(samples.size());
+  for (const auto& [entry, value] : samples) {
+    append_to(*entry, ts, value);
+    if (entry->seen_in != this_ingest) now.push_back(entry);
+    entry->seen_in = this_ingest;
   }
+  // A series the source carried last time and not now gets a staleness marker, as Prometheus
+  // writes one when a target stops exposing a series.
   auto& last = last_by_source_[source];
-  for (const auto& key : last) {
-    if (now.count(key) != 0) continue;
-    auto it = series_.find(key);
-    if (it != series_.end()) append(it->second.labels, ts, promql::stale_nan());
+  for (Entry* entry : last) {
+    if (entry->seen_in != this_ingest) append_to(*entry, ts, promql::stale_nan());
   }
   last = std::move(now);
   prune(ts);
 }
 
+void History::erase(Entry& entry) {
+  // Rare (a series silent for the whole retention): linear scans of the lists are fine.
+  const auto drop = [&entry](std::vector<Entry*>& list) {
+    list.erase(std::remove(list.begin(), list.end(), &entry), list.end());
+  };
+  const auto name = by_name_.find(label_value(entry.stored.labels, promql::kMetricNameLabel));
+  if (name != by_name_.end()) {
+    drop(name->second);
+    if (name->second.empty()) by_name_.erase(name);
+  }
+  for (auto& [source, last] : last_by_source_) drop(last);
+  series_.erase(entry.key);
+}
+
 void History::prune(Timestamp now) {
   const Timestamp oldest = now - retention_ms_;
-  for (auto it = series_.begin(); it != series_.end();) {
-    auto& points = it->second.points;
+  std::vector<Entry*> emptied;
+  for (auto& [key, entry] : series_) {
+    auto& points = entry.stored.points;
     while (!points.empty() && points.front().t < oldest) points.pop_front();
-    if (points.empty()) {
-      const auto name =
-          keys_by_name_.find(label_value(it->second.labels, promql::kMetricNameLabel));
-      if (name != keys_by_name_.end()) {
-        name->second.erase(it->first);
-        if (name->second.empty()) keys_by_name_.erase(name);
-      }
-      origin_by_key_.erase(it->first);
-      it = series_.erase(it);
-    } else {
-      ++it;
-    }
+    if (points.empty()) emptied.push_back(&entry);
   }
+  for (Entry* entry : emptied) erase(*entry);
 }
 
 std::vector<const promql::StoredSeries*> History::select(
@@ -93,10 +117,6 @@ std::vector<const promql::StoredSeries*> History::select(
     out.push_back(&s);
     return true;
   });
-  std::sort(out.begin(), out.end(),
-            [](const promql::StoredSeries* a, const promql::StoredSeries* b) {
-              return a->created < b->created;
-            });
   return out;
 }
 
@@ -104,18 +124,27 @@ void History::for_each_match(const std::vector<promql::LabelMatcher>& matchers,
                              const std::function<bool(const promql::StoredSeries&)>& visit) const {
   for (const auto& m : matchers) {
     if (m.name != promql::kMetricNameLabel || m.op != promql::MatchOp::equal) continue;
-    // Same key order as the full scan below, restricted to the named metric's series.
-    const auto name = keys_by_name_.find(m.value);
-    if (name == keys_by_name_.end()) return;
-    for (const auto& key : name->second) {
-      const promql::StoredSeries& s = series_.at(key);
-      if (promql::matches_all(s.labels, matchers) && !visit(s)) return;
+    const auto name = by_name_.find(m.value);
+    if (name == by_name_.end()) return;
+    for (const Entry* entry : name->second) {
+      if (promql::matches_all(entry->stored.labels, matchers) && !visit(entry->stored)) return;
     }
     return;
   }
-  for (const auto& [key, s] : series_) {
-    if (promql::matches_all(s.labels, matchers) && !visit(s)) return;
+  // No metric name to narrow by: every series, in creation order.
+  std::vector<const Entry*> all;
+  all.reserve(series_.size());
+  for (const auto& [key, entry] : series_) all.push_back(&entry);
+  std::sort(all.begin(), all.end(),
+            [](const Entry* a, const Entry* b) { return a->stored.created < b->stored.created; });
+  for (const Entry* entry : all) {
+    if (promql::matches_all(entry->stored.labels, matchers) && !visit(entry->stored)) return;
   }
+}
+
+const promql::StoredSeries* History::find(const Labels& labels) const {
+  const auto it = series_.find(series_key("", labels));
+  return it == series_.end() ? nullptr : &it->second.stored;
 }
 
 }  // namespace rdmatop

@@ -2,10 +2,11 @@
 // and by recording rules; the rules engine queries it through promql::Queryable.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <map>
-#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "collector/normalize/series.h"
@@ -40,28 +41,46 @@ class History : public promql::Queryable {
 
   std::vector<const promql::StoredSeries*> select(
       const std::vector<promql::LabelMatcher>& matchers) const override;
-  /// Calls `visit` for each series `select` would return, in key order, until `visit`
-  /// returns false: an existence check stops at the first match instead of collecting all.
+  /// Calls `visit` for each series `select` would return, in the same (creation) order, until
+  /// `visit` returns false: an existence check stops at the first match instead of collecting.
   void for_each_match(const std::vector<promql::LabelMatcher>& matchers,
                       const std::function<bool(const promql::StoredSeries&)>& visit) const;
+
+  /// The series with exactly these (sorted) labels, or nullptr: one hash lookup.
+  const promql::StoredSeries* find(const Labels& labels) const;
 
   std::size_t series_count() const { return series_.size(); }
   /// The newest timestamp ingested, 0 before the first.
   promql::Timestamp newest() const { return newest_; }
 
  private:
+  /// One stored series and what ingest tracks of it. Entries live in `series_` (an
+  /// unordered_map: its nodes, so these pointers, stay put until the entry is erased).
+  struct Entry {
+    promql::StoredSeries stored;
+    std::string key;     ///< series_key of the labels, built once, when the series is created
+    std::string origin;  ///< the raw counter(s) a counter series was last read from
+    bool has_origin = false;
+    /// ingest() call that last carried the series (staleness: present before, missing now).
+    std::uint64_t seen_in = 0;
+  };
+
   promql::Timestamp retention_ms_;
   promql::Timestamp newest_ = 0;
   std::uint64_t created_ = 0;  ///< series created so far (StoredSeries::created)
-  std::map<std::string, promql::StoredSeries> series_;
-  /// Metric name -> keys of its series in series_: a selector naming its metric (all of the
-  /// built-in rules' do) scans only that metric's series, not the whole History.
-  std::map<std::string, std::set<std::string>, std::less<>> keys_by_name_;
-  std::map<std::string, std::set<std::string>> last_by_source_;
-  /// Key -> the raw counter(s) a counter series was last read from (Series::origin).
-  std::map<std::string, std::string> origin_by_key_;
+  std::uint64_t ingests_ = 0;  ///< ingest() calls so far (Entry::seen_in)
+  std::unordered_map<std::string, Entry> series_;
+  /// Metric name -> its series in creation order: a selector naming its metric (all of the
+  /// built-in rules' do) scans only that metric's series, already in select()'s order.
+  std::map<std::string, std::vector<Entry*>, std::less<>> by_name_;
+  /// Source -> the series its previous ingest() carried.
+  std::map<std::string, std::vector<Entry*>> last_by_source_;
 
-  void restart_if_origin_changed(const Labels& labels, const std::string& origin);
+  Entry& entry_for(const std::string& key, const Labels& labels);
+  void append_to(Entry& entry, promql::Timestamp ts, double value);
+  void ingest_keyed(const std::vector<std::pair<Entry*, double>>& samples, promql::Timestamp ts,
+                    const std::string& source);
+  void erase(Entry& entry);
 };
 
 }  // namespace rdmatop
