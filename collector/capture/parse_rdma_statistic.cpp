@@ -7,6 +7,7 @@
 
 #include "collector/capture/capture_formats.h"
 #include "collector/capture/capture_text.h"
+#include "collector/capture/rdma_statistic_facts.h"
 
 namespace rdmatop::capture {
 namespace {
@@ -47,15 +48,22 @@ void parse_rdma_statistic(const Section& s, Facts& facts, LineLog& log) {
     }
   }
   for (const Record& r : records) {
-    PortFacts& port = facts.devices[r.dev].ports[r.port];
+    facts.devices[r.dev].ports[r.port];  // a record names its port, counters or not
     for (std::size_t i = 0; i + 1 < r.words.size(); i += 2) {
-      if (!is_decimal(r.words[i + 1]) || !is_object_name(r.words[i])) continue;
-      put(port.files, "hw_counters/" + r.words[i], r.words[i + 1]);
+      put_rdma_hw_counter(facts, r.dev, r.port, r.words[i], r.words[i + 1]);
     }
   }
 }
 
 }  // namespace
+
+bool put_rdma_hw_counter(Facts& facts, std::string_view dev, std::uint32_t port,
+                         std::string_view name, std::string_view value) {
+  if (!is_decimal(value) || !is_object_name(name) || !is_object_name(dev)) return false;
+  put(facts.devices[std::string(dev)].ports[port].files, "hw_counters/" + std::string(name),
+      std::string(value));
+  return true;
+}
 
 FormatParser rdma_statistic_format() {
   return {"rdma statistic", detect_rdma_statistic, parse_rdma_statistic};
