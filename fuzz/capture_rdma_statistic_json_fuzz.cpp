@@ -2,5 +2,6 @@
 #include "fuzz/capture_fuzz.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  return rdmatop::fuzz::run_capture_format(rdmatop::capture::rdma_statistic_json_format(), data, size);
+  return rdmatop::fuzz::run_capture_format(rdmatop::capture::rdma_statistic_json_format(), data,
+                                           size);
 }
