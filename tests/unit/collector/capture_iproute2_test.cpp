@@ -158,6 +158,44 @@ TEST_CASE("capture rdma statistic -j / -p: the plain parser's hw_counters", "[ca
   }
 }
 
+TEST_CASE("capture rdma statistic: iproute2 6.7's one counter a line", "[capture]") {
+  // rdma/stat.c stat_show_parse_cb since iproute2 6.7: "link %s/" "%u ", then newline_indent
+  // ("\n    ") and res_print_u64's "name" " value " per counter; the -j rendering beside it.
+  const auto r = ipr_read(
+      "$ rdma statistic show\nlink mlx5_0/1 \n    rx_write_requests 0 \n"
+      "    out_of_buffer 1543 \n    rnr_nak_retry_err 0 \nlink mlx5_1/1 \n    out_of_buffer 7 \n"
+      "    rnr_nak_retry_err");
+  CHECK(r.report.formats == Formats{"rdma statistic"});
+  CHECK(ipr_port_file(r.facts, "mlx5_0", 1, "hw_counters/out_of_buffer") == "1543");
+  CHECK(ipr_port_file(r.facts, "mlx5_1", 1, "hw_counters/out_of_buffer") == "7");
+  // The cut last counter lost its value: dropped.
+  CHECK(ipr_port_file(r.facts, "mlx5_1", 1, "hw_counters/rnr_nak_retry_err") == "<absent>");
+  const auto json = ipr_read(
+      "[{\"ifname\":\"mlx5_0\",\"port\":1,\"rx_write_requests\":0,\"out_of_buffer\":1543,"
+      "\"rnr_nak_retry_err\":0},{\"ifname\":\"mlx5_1\",\"port\":1,\"out_of_buffer\":7}]\n");
+  CHECK(json.facts == r.facts);
+  ipr_check_accounting(r.report);
+}
+
+TEST_CASE("capture rdma statistic: a bound QP counter is not the port's counters", "[capture]") {
+  // `rdma statistic show` then `rdma statistic qp show` in one paste without a prompt between,
+  // the counter as rdma/stat.c res_counter_line prints it (the man page's mlx5_2/1 cntn 4,
+  // lqpn 178 and pid 30489).
+  const auto r = ipr_read(
+      "$ rdma statistic show link mlx5_2/1\n"
+      "link mlx5_2/1 rx_write_requests 0 rx_read_requests 0 out_of_sequence 0\n"
+      "link mlx5_2/1 cntn 4 qp-type RC pid 30489 comm ib_send_bw\n"
+      "    rx_write_requests 12 rx_read_requests 3 out_of_sequence 1\n"
+      "    LQPN: <178>\n");
+  CHECK(r.report.formats == Formats{"rdma statistic"});
+  CHECK(ipr_port_file(r.facts, "mlx5_2", 1, "hw_counters/out_of_sequence") == "0");
+  CHECK(ipr_port_file(r.facts, "mlx5_2", 1, "hw_counters/rx_write_requests") == "0");
+  CHECK(ipr_port_file(r.facts, "mlx5_2", 1, "hw_counters/cntn") == "<absent>");
+  CHECK(ipr_port_file(r.facts, "mlx5_2", 1, "hw_counters/pid") == "<absent>");
+  CHECK(ipr_ignored(r.report, "qp show counter") == 3);
+  ipr_check_accounting(r.report);
+}
+
 TEST_CASE("capture rdma resource: the summary gives the devices' resources", "[capture]") {
   SECTION("`rdma res` with trailing blanks (ofiwg/libfabric#8256)") {
     const auto r = ipr_read(
