@@ -77,7 +77,7 @@ seed recording fuzz/seeds/recording/*
 # The capture parsers all start from every published capture (each target's format is in some).
 mapfile -t capture_files < <(find tests/fixtures/real -path '*/capture/*' -type f | sort)
 for t in "${all_targets[@]}"; do
-  case "$t" in capture_*) seed "$t" "${capture_files[@]}" ;; esac
+  case "$t" in capture_*) seed "$t" "${capture_files[@]}" fuzz/seeds/"$t"/* ;; esac
 done
 
 status=0

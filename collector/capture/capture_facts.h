@@ -30,6 +30,9 @@ struct PortFacts {
   /// "hw_counters/<name>", "gids/<i>", "gid_attrs/types/<i>", "gid_attrs/ndevs/<i>".
   Attrs files;
   std::string netdev;  ///< the port's netdev as ibdev2netdev / rdma link / show_gids name it
+  /// `rdma statistic qp mode`: only auto mode, the one rendering that names the mode (iproute2
+  /// rdma/stat.c prints "qp auto off" for both none and manual).
+  std::optional<QpCounterMode> qp_counter_mode;
   bool operator==(const PortFacts&) const = default;
 };
 
@@ -41,6 +44,9 @@ struct DeviceFacts {
   /// The class link's target as `ls -l /sys/class/infiniband` prints it
   /// ("../../devices/pci0000:17/.../infiniband/irdma0"); empty when no paste shows it.
   std::string class_link;
+  /// `rdma resource [show]`: objects in use by the kernel's RES_SUMMARY names ("qp", "cq", "mr",
+  /// "pd", "cm_id", "ctx", "srq"), as RDMA netlink gives DeviceSample::resources.
+  CounterMap resources;
   bool operator==(const DeviceFacts&) const = default;
 };
 
@@ -62,6 +68,10 @@ struct Facts {
   /// name, if there is exactly one, and otherwise reported unused.
   std::optional<CounterMap> unnamed_ethtool;
   std::optional<DriverInfo> unnamed_driver;
+  /// `devlink dev info` / `devlink health show` by handle ("pci/0000:08:00.0"): driver, serials,
+  /// versions and the health reporters of the instance and of its ports, as the live devlink
+  /// source gives them (collector/parse/devlink_parse.h).
+  std::map<std::string, DevlinkInfo, std::less<>> devlink;
   bool operator==(const Facts&) const = default;
 };
 

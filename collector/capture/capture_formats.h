@@ -22,4 +22,12 @@ FormatParser ls_links_format();        // ls -l[R] /sys/class/infiniband
 FormatParser show_gids_format();       // show_gids
 FormatParser dcb_format();             // dcb pfc|ets|app show dev IF
 
+// iproute2's rdma JSON, resource and QP counter mode outputs, and devlink's (issue #16).
+FormatParser rdma_statistic_json_format();  // rdma statistic [show] -j / -p
+FormatParser rdma_resource_format();        // rdma resource [show] (the summary), -j
+FormatParser rdma_res_objects_format();     // rdma resource show qp|cq|mr|pd, -j
+FormatParser rdma_qp_mode_format();         // rdma statistic qp mode, -j
+FormatParser devlink_info_format();         // devlink dev info, -j
+FormatParser devlink_health_format();       // devlink health [show], -j
+
 }  // namespace rdmatop::capture

@@ -10,6 +10,7 @@
 
 #include "collector/capture/capture_text.h"
 #include "collector/collect.h"
+#include "collector/parse/sysfs_parse.h"
 #include "collector/source/dcbnl_source.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
@@ -54,11 +55,74 @@ void merge_dcb(DcbInfo& into, const DcbInfo& from) {
   if (!from.trust.empty()) into.trust = from.trust;
 }
 
+// Two renderings of one value that differ: both known, and not equal.
+template <class T>
+bool both_differ(const T& a, const T& b) {
+  return a && b && *a != *b;
+}
+bool text_differs(const std::string& a, const std::string& b) {
+  return !a.empty() && !b.empty() && a != b;
+}
+
+// `devlink dev info` twice, or `devlink health` before and after a reporter counted an error:
+// a field both say, with different values (a reporter's by its name).
+bool devlink_conflicts(const DevlinkInfo& a, const DevlinkInfo& b) {
+  if (text_differs(a.driver, b.driver) || text_differs(a.serial_number, b.serial_number) ||
+      text_differs(a.board_serial_number, b.board_serial_number) ||
+      map_conflicts(a.fixed, b.fixed) || map_conflicts(a.running, b.running) ||
+      map_conflicts(a.stored, b.stored)) {
+    return true;
+  }
+  for (const DevlinkHealthReporter& r : b.reporters) {
+    for (const DevlinkHealthReporter& k : a.reporters) {
+      if (k.name != r.name) continue;
+      if (text_differs(k.state, r.state) || both_differ(k.error_count, r.error_count) ||
+          both_differ(k.recover_count, r.recover_count) ||
+          both_differ(k.grace_period_ms, r.grace_period_ms) ||
+          both_differ(k.auto_recover, r.auto_recover) || both_differ(k.auto_dump, r.auto_dump)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void merge_devlink(DevlinkInfo& into, const DevlinkInfo& from) {
+  if (!from.bus_name.empty()) into.bus_name = from.bus_name;
+  if (!from.dev_name.empty()) into.dev_name = from.dev_name;
+  if (!from.driver.empty()) into.driver = from.driver;
+  if (!from.serial_number.empty()) into.serial_number = from.serial_number;
+  if (!from.board_serial_number.empty()) into.board_serial_number = from.board_serial_number;
+  for (const auto& [k, v] : from.fixed) into.fixed.insert_or_assign(k, v);
+  for (const auto& [k, v] : from.running) into.running.insert_or_assign(k, v);
+  for (const auto& [k, v] : from.stored) into.stored.insert_or_assign(k, v);
+  for (const DevlinkHealthReporter& r : from.reporters) {
+    const auto it = std::find_if(into.reporters.begin(), into.reporters.end(),
+                                 [&](const DevlinkHealthReporter& k) { return k.name == r.name; });
+    if (it == into.reporters.end()) {
+      into.reporters.push_back(r);
+      continue;
+    }
+    if (!r.state.empty()) it->state = r.state;
+    if (r.error_count) it->error_count = r.error_count;
+    if (r.recover_count) it->recover_count = r.recover_count;
+    if (r.last_dump_ts_ms) it->last_dump_ts_ms = r.last_dump_ts_ms;
+    if (r.grace_period_ms) it->grace_period_ms = r.grace_period_ms;
+    if (r.auto_recover) it->auto_recover = r.auto_recover;
+    if (r.auto_dump) it->auto_dump = r.auto_dump;
+  }
+}
+
 bool conflicts(const Facts& known, const Facts& incoming) {
+  for (const auto& [handle, info] : incoming.devlink) {
+    const auto it = known.devlink.find(handle);
+    if (it != known.devlink.end() && devlink_conflicts(it->second, info)) return true;
+  }
   for (const auto& [name, dev] : incoming.devices) {
     const auto it = known.devices.find(name);
     if (it == known.devices.end()) continue;
     if (map_conflicts(it->second.files, dev.files)) return true;
+    if (map_conflicts(it->second.resources, dev.resources)) return true;
     if (!dev.class_link.empty() && !it->second.class_link.empty() &&
         dev.class_link != it->second.class_link) {
       return true;
@@ -67,6 +131,7 @@ bool conflicts(const Facts& known, const Facts& incoming) {
       const auto p = it->second.ports.find(number);
       if (p == it->second.ports.end()) continue;
       if (map_conflicts(p->second.files, port.files)) return true;
+      if (both_differ(p->second.qp_counter_mode, port.qp_counter_mode)) return true;
       if (!port.netdev.empty() && !p->second.netdev.empty() && port.netdev != p->second.netdev) {
         return true;
       }
@@ -95,13 +160,16 @@ void merge(Facts& into, const Facts& from) {
   for (const auto& [name, dev] : from.devices) {
     DeviceFacts& d = into.devices[name];
     merge_map(d.files, dev.files);
+    merge_map(d.resources, dev.resources);
     if (!dev.class_link.empty()) d.class_link = dev.class_link;
     for (const auto& [number, port] : dev.ports) {
       PortFacts& p = d.ports[number];
       merge_map(p.files, port.files);
       if (!port.netdev.empty()) p.netdev = port.netdev;
+      if (port.qp_counter_mode) p.qp_counter_mode = port.qp_counter_mode;
     }
   }
+  for (const auto& [handle, info] : from.devlink) merge_devlink(into.devlink[handle], info);
   for (const auto& [name, net] : from.netdevs) {
     NetdevFacts& n = into.netdevs[name];
     merge_map(n.files, net.files);
@@ -494,6 +562,91 @@ class MemoryDcbSource final : public DcbSource {
   const Facts& facts_;
 };
 
+// What the live host reads by RDMA netlink and a capture has from `rdma resource` and
+// `rdma statistic qp mode`: set on the devices and ports the sysfs walk found, as
+// collect_rdma_sysfs (resources) and collect_qp_counters (the mode) set them there.
+void put_rdma_netlink_facts(const Facts& facts, Snapshot& snap) {
+  for (DeviceSample& dev : snap.devices) {
+    const auto d = facts.devices.find(dev.name);
+    if (d == facts.devices.end()) continue;
+    if (!d->second.resources.empty()) dev.resources = d->second.resources;
+    for (PortSample& port : dev.ports) {
+      const auto p = d->second.ports.find(port.port);
+      if (p != d->second.ports.end() && p->second.qp_counter_mode) {
+        port.qp_counter_mode = p->second.qp_counter_mode;
+      }
+    }
+  }
+}
+
+// The PCI function of an RDMA device as the files place it, for matching its devlink instance
+// (devlink names a PCI instance by that address, collector/devlink_collector.cpp): the sysfs
+// walk's, else the last PCI address of the class link `ls -l /sys/class/infiniband` printed (as
+// the sysfs collector reads an auxiliary parent's), else the `ethtool -i` bus-info of a port's
+// netdev: the RDMA device and its netdev are functions of one PCI device for the hardware
+// drivers, never for the software ones (rxe, siw run over any netdev, drivers/infiniband/sw).
+std::string capture_pci_address(const Facts& facts, const Snapshot& snap, const DeviceSample& dev) {
+  if (!dev.pci_address.empty()) return dev.pci_address;
+  if (const auto d = facts.devices.find(dev.name); d != facts.devices.end()) {
+    std::string_view path = d->second.class_link;
+    std::string found;
+    while (!path.empty()) {
+      const std::size_t slash = path.find('/');
+      const std::string_view part = path.substr(0, slash);
+      if (is_pci_address(part)) found = std::string(part);
+      path = slash == std::string_view::npos ? std::string_view{} : path.substr(slash + 1);
+    }
+    if (!found.empty()) return found;
+  }
+  if (dev.driver == "rxe" || dev.driver == "siw") return {};
+  for (const PortSample& port : dev.ports) {
+    const NetdevSample* net = find_netdev(snap, port.netdev);
+    if (net != nullptr && net->driver && is_pci_address(net->driver->bus_info)) {
+      return net->driver->bus_info;
+    }
+  }
+  return {};
+}
+
+// `devlink dev info` / `devlink health` as the live collect_devlink joins them: the instance
+// whose PCI address is the device's, with its own and its ports' reporters; one "devlink"
+// status per RDMA device, as there.
+void put_devlink_facts(const Facts& facts, Snapshot& snap) {
+  if (facts.devlink.empty()) return;
+  for (DeviceSample& dev : snap.devices) {
+    StatusTimer timer("devlink", dev.name);
+    const std::string pci = capture_pci_address(facts, snap, dev);
+    std::optional<DevlinkInfo> joined;
+    if (!pci.empty()) {
+      // The instance's members and reporters, then its ports' ("pci/ADDR/N").
+      const std::string instance = "pci/" + pci;
+      if (const auto it = facts.devlink.find(instance); it != facts.devlink.end()) {
+        joined = it->second;
+      }
+      for (const auto& [handle, info] : facts.devlink) {
+        if (handle == instance || info.bus_name != "pci" || info.dev_name != pci) continue;
+        if (!joined) {
+          joined.emplace();
+          joined->bus_name = "pci";
+          joined->dev_name = pci;
+        }
+        joined->reporters.insert(joined->reporters.end(), info.reporters.begin(),
+                                 info.reporters.end());
+      }
+    }
+    if (!joined) {
+      snap.sources.push_back(timer.finish(
+          SourceState::no_data,
+          pci.empty() ? "no PCI address in the files (`ls -l /sys/class/infiniband`, `ethtool -i` "
+                        "bus-info) to match a devlink instance by"
+                      : "no devlink instance pci/" + pci + " in the files"));
+      continue;
+    }
+    dev.devlink = std::move(joined);
+    snap.sources.push_back(timer.finish(SourceState::ok));
+  }
+}
+
 bool has_dcb(const Facts& facts) {
   for (const auto& [name, net] : facts.netdevs) {
     if (net.dcb) return true;
@@ -656,6 +809,8 @@ Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files
       }
     }
   });
+  put_rdma_netlink_facts(facts, snap);
+  put_devlink_facts(facts, snap);
   return snap;
 }
 

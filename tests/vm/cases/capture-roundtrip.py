@@ -9,8 +9,9 @@ import sys
 
 # Series a bundle of command outputs cannot give back, and why:
 EXPECTED_MISSING = {
-    # RDMA netlink only (RDMA_NLDEV_CMD_STAT_GET): the capture reader has no
-    # `rdma statistic qp mode` parser yet (docs/capture.md "Not read yet").
+    # RDMA netlink (RDMA_NLDEV_CMD_STAT_GET): `rdma statistic qp show` is not read, and
+    # `rdma statistic qp mode` names only auto mode (none and manual both print "qp auto off",
+    # iproute2 rdma/stat.c); rxe's mode is none (docs/capture.md, Formats).
     "rdma_port_bound_counters",
     "rdma_port_qp_counter_auto_mask",
     "rdma_port_qp_counter_mode",
