@@ -4,14 +4,26 @@ namespace rdmatop::capture {
 
 const std::vector<FormatParser>& formats() {
   static const std::vector<FormatParser> all = {
-      ttar_format(),           sysfs_values_format(),
-      ethtool_info_format(),   ethtool_pause_format(),
-      rdma_statistic_format(), rdma_link_format(),
-      rdma_dev_format(),       ibstat_format(),
-      ibv_devinfo_format(),    ibdev2netdev_format(),
-      ip_link_format(),        ls_links_format(),
-      show_gids_format(),      dcb_format(),
+      ttar_format(),
+      sysfs_values_format(),
+      ethtool_info_format(),
+      ethtool_pause_format(),
+      rdma_statistic_format(),
+      rdma_link_format(),
+      rdma_dev_format(),
+      ibstat_format(),
+      ibv_devinfo_format(),
+      ibdev2netdev_format(),
+      ip_link_format(),
+      ls_links_format(),
+      show_gids_format(),
+      dcb_format(),
       ethtool_stats_format(),
+      mlnx_qos_format(),
+      perfquery_format(),
+      lldptool_format(),
+      ethtool_tunable_format(),
+      proc_interrupts_format(),
   };
   return all;
 }
