@@ -405,6 +405,44 @@ TEST_CASE("capture /proc/interrupts: IRQs reach a device only by its msi_irqs", 
   CHECK(set.files[0].notes[0].find("msi_irqs") != std::string::npos);
 }
 
+TEST_CASE("capture DCB/PMA/IRQ formats: CRLF, colour and a cut last line", "[capture]") {
+  // Each real paste above, as a Windows ticket (CRLF) with grep --color's escapes around the
+  // first digit of every line: the same facts as the clean paste.
+  const std::string samples[] = {kMlnxQosCommunity,
+                                 "$ perfquery -x -C mlx5_0 -P 1\n" + std::string(kPerfqueryX),
+                                 kLldptoolTi, kInterrupts};
+  for (const std::string& clean : samples) {
+    std::string dirty;
+    bool coloured = false;
+    for (const char c : clean) {
+      if (c == '\n') {
+        dirty += "\r\n";
+        coloured = false;
+      } else if (c >= '0' && c <= '9' && !coloured) {
+        dirty += "\x1b[01;31m\x1b[K" + std::string(1, c) + "\x1b[m\x1b[K";
+        coloured = true;
+      } else {
+        dirty += c;
+      }
+    }
+    const auto a = read(clean);
+    const auto b = read(dirty);
+    CHECK(a.facts == b.facts);
+    CHECK(a.report.log.used == b.report.log.used);
+  }
+  // A cut last line: no value, not a smaller one.
+  const auto perf =
+      read("$ perfquery -x -C mlx5_0 -P 1\n" +
+           std::string(kPerfqueryX).substr(0, std::string(kPerfqueryX).find("PortRcvData:") + 16));
+  CHECK(pma(perf.facts, "mlx5_0", 1, "port_xmit_data") == "0");
+  CHECK(pma(perf.facts, "mlx5_0", 1, "port_rcv_data") == "<absent>");
+  CHECK(ignored(perf.report, "no value (line cut)") == 1);
+  const auto tunable =
+      read("# ethtool --get-tunable eth0 pfc-prevention-tout\npfc-prevention-tout:");
+  CHECK_FALSE(tunable.facts.netdevs.contains("eth0"));
+  CHECK(ignored(tunable.report, "ethtool --get-tunable line cut or malformed") == 1);
+}
+
 TEST_CASE("capture formats: the new detectors take no section of the old formats", "[capture]") {
   // Shapes close to the new formats' lines, each read by the format that printed it.
   const struct {
