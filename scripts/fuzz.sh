@@ -74,7 +74,8 @@ seed http_request fuzz/seeds/http_request/*
 seed target_list fuzz/seeds/target_list/*
 seed probe_protocol fuzz/seeds/probe_protocol/*
 seed recording fuzz/seeds/recording/*
-# The capture parsers all start from every published capture (each target's format is in some).
+# The capture parsers all start from every published capture, and fuzz/seeds/<target>/ for a
+# format no published capture has yet.
 mapfile -t capture_files < <(find tests/fixtures/real -path '*/capture/*' -type f | sort)
 for t in "${all_targets[@]}"; do
   case "$t" in capture_*) seed "$t" "${capture_files[@]}" fuzz/seeds/"$t"/* ;; esac

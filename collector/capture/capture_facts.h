@@ -55,8 +55,21 @@ struct NetdevFacts {
   std::optional<CounterMap> ethtool;  ///< `ethtool -S` (whole or a grep fragment)
   std::optional<DriverInfo> driver;   ///< `ethtool -i`
   std::optional<PauseInfo> pause;     ///< `ethtool -a`
-  std::optional<DcbInfo> dcb;         ///< `dcb pfc|ets|app show dev IF`, field by field
+  std::optional<DcbInfo> dcb;         ///< `dcb pfc|ets|app show`, `mlnx_qos -i`, `lldptool -t`
+  /// `ethtool --get-tunable IF pfc-prevention-tout` (ms; NetdevSample::pfc_prevention_tout_ms)
+  std::optional<std::uint16_t> pfc_prevention_tout_ms;
   bool operator==(const NetdevFacts&) const = default;
+};
+
+/// `perfquery` counters (counters/<name> files) whose command names no device, or names a
+/// LID: placed by the assembler on the one device the capture names (and, for a LID, only on
+/// the port the capture shows with that LID), else reported unused.
+struct UnplacedPma {
+  std::string device;  ///< the -C device, when the command names one
+  std::uint32_t port = 0;
+  std::string lid;  ///< the LID the command asked for (decimal, as the header prints it); "": none
+  Attrs files;
+  bool operator==(const UnplacedPma&) const = default;
 };
 
 /// Everything the pastes of one host at one time say.
@@ -72,6 +85,10 @@ struct Facts {
   /// versions and the health reporters of the instance and of its ports, as the live devlink
   /// source gives them (collector/parse/devlink_parse.h).
   std::map<std::string, DevlinkInfo, std::less<>> devlink;
+  std::vector<UnplacedPma> unplaced_pma;
+  /// The `/proc/interrupts` rows that parse (header and rows), served as the capture's procfs
+  /// file "interrupts"; empty when no paste shows it.
+  std::string proc_interrupts;
   bool operator==(const Facts&) const = default;
 };
 

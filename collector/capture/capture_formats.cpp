@@ -26,6 +26,11 @@ const std::vector<FormatParser>& formats() {
       rdma_qp_mode_format(),
       devlink_info_format(),
       devlink_health_format(),
+      mlnx_qos_format(),
+      perfquery_format(),
+      lldptool_format(),
+      ethtool_tunable_format(),
+      proc_interrupts_format(),
   };
   return all;
 }

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <ctime>
 #include <set>
 #include <string>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "collector/capture/capture_text.h"
 #include "collector/collect.h"
@@ -39,7 +42,8 @@ bool dcb_conflicts(const DcbInfo& a, const DcbInfo& b) {
   return opt(a.pfc_enabled, b.pfc_enabled) || opt(a.pfc_cap, b.pfc_cap) ||
          opt(a.pfc_delay, b.pfc_delay) || vec(a.pfc_requests, b.pfc_requests) ||
          vec(a.pfc_indications, b.pfc_indications) || vec(a.ets_prio_tc, b.ets_prio_tc) ||
-         vec(a.ets_tc_bw, b.ets_tc_bw) || vec(a.ets_tc_tsa, b.ets_tc_tsa) || vec(a.app, b.app);
+         vec(a.ets_tc_bw, b.ets_tc_bw) || vec(a.ets_tc_tsa, b.ets_tc_tsa) || vec(a.app, b.app) ||
+         vec(a.trust, b.trust);
 }
 
 void merge_dcb(DcbInfo& into, const DcbInfo& from) {
@@ -147,8 +151,13 @@ bool conflicts(const Facts& known, const Facts& incoming) {
     if (net.driver && it->second.driver && !(*net.driver == *it->second.driver)) return true;
     if (net.pause && it->second.pause && !(*net.pause == *it->second.pause)) return true;
     if (net.dcb && it->second.dcb && dcb_conflicts(*it->second.dcb, *net.dcb)) return true;
+    if (net.pfc_prevention_tout_ms && it->second.pfc_prevention_tout_ms &&
+        *net.pfc_prevention_tout_ms != *it->second.pfc_prevention_tout_ms) {
+      return true;
+    }
   }
-  return false;
+  return !incoming.proc_interrupts.empty() && !known.proc_interrupts.empty() &&
+         incoming.proc_interrupts != known.proc_interrupts;
 }
 
 template <class Map>
@@ -183,7 +192,9 @@ void merge(Facts& into, const Facts& from) {
       if (!n.dcb) n.dcb.emplace();
       merge_dcb(*n.dcb, *net.dcb);
     }
+    if (net.pfc_prevention_tout_ms) n.pfc_prevention_tout_ms = net.pfc_prevention_tout_ms;
   }
+  if (!from.proc_interrupts.empty()) into.proc_interrupts = from.proc_interrupts;
 }
 
 // The one netdev `known` names (by a port link or its own facts), or "". Stops at the second
@@ -205,9 +216,61 @@ std::string single_netdev(const Facts& known) {
   return found;
 }
 
+// The one RDMA device `a` and `b` name together, or "".
+std::string single_device(const Facts& a, const Facts& b) {
+  std::string found;
+  for (const Facts* f : {&a, &b}) {
+    for (const auto& [name, dev] : f->devices) {
+      if (found.empty()) found = name;
+      if (found != name) return {};
+    }
+  }
+  return found;
+}
+
+// perfquery's counters on the device its -C names or, without one, the one device the files
+// name; a LID the command asked for must be the LID the files show for that port (sysfs lid,
+// "0x%x" in drivers/infiniband/core/sysfs.c lid_show), or it may be another host's port.
+void place_pma(Facts& section, const Facts& known, FileReport& report) {
+  for (UnplacedPma& pma : section.unplaced_pma) {
+    const std::string device = pma.device.empty() ? single_device(section, known) : pma.device;
+    std::string why;
+    if (!pma.lid.empty()) {
+      const auto lid = to_u64(pma.lid);
+      char want[32] = {};
+      std::snprintf(want, sizeof want, "0x%llx", static_cast<unsigned long long>(lid.value_or(0)));
+      const auto shows = [&](const Facts& f) {
+        const auto d = f.devices.find(device);
+        if (d == f.devices.end()) return false;
+        const auto p = d->second.ports.find(pma.port);
+        if (p == d->second.ports.end()) return false;
+        const auto l = p->second.files.find("lid");
+        return l != p->second.files.end() && l->second == want;
+      };
+      if (device.empty() || !lid || !(shows(section) || shows(known))) {
+        why = "perfquery output of LID " + pma.lid +
+              ", which the files do not show as a port of this host";
+      }
+    } else if (device.empty()) {
+      why = "perfquery output that names no device (-C DEV), and the files name no single device";
+    }
+    if (!why.empty()) {
+      report.notes.push_back(why + ": not used");
+      continue;
+    }
+    merge_map(section.devices[device].ports[pma.port].files, pma.files);
+    if (pma.device.empty()) {
+      report.notes.push_back("perfquery output that names no device taken as " + device + "/" +
+                             std::to_string(pma.port) + "'s (the only device the files name)");
+    }
+  }
+  section.unplaced_pma.clear();
+}
+
 // "ethtool -S | grep prio" pasted without its command line names no interface: it belongs to
 // the one netdev the other pastes name, when there is exactly one.
 bool attach_unnamed(Facts& section, const Facts& known, FileReport& report) {
+  place_pma(section, known, report);
   if (!section.unnamed_ethtool && !section.unnamed_driver) return true;
   std::string netdev = single_netdev(section);
   if (netdev.empty()) netdev = single_netdev(known);
@@ -298,7 +361,8 @@ void add_format(FileReport& report, std::string_view name) {
 }
 
 // The file's sections, each parsed on its own.
-std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report) {
+std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report,
+                                     const std::string& command = {}) {
   const std::vector<Line> lines = clean_lines(text);
   report.lines = lines.size();
   std::vector<Section> sections;
@@ -311,8 +375,10 @@ std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report) 
     sections = split_sections(lines, report.log);
   }
   std::vector<SectionFacts> out;
-  for (const Section& section : sections) {
+  for (Section& section : sections) {
     if (section.lines.empty()) continue;
+    // A bundle file's command, from its manifest: the output itself may name no interface.
+    if (section.command.empty()) section.command = command;
     SectionFacts sf;
     sf.host = section.host;
     if (starts_with_word(section.command, "date")) {
@@ -347,6 +413,15 @@ std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report) 
     }
     add_format(report, best->name);
     best->parse(section, sf.facts, report.log);
+    if (!sf.facts.proc_interrupts.empty()) {
+      // collector/readiness_collector.cpp: by the IRQ numbers, never by the action name.
+      constexpr std::string_view kIrqNote =
+          "/proc/interrupts: a device gets the IRQs its PCI function's msi_irqs/ lists (found "
+          "by its device link), as on a live host; no IRQ is placed by its name";
+      if (std::find(report.notes.begin(), report.notes.end(), kIrqNote) == report.notes.end()) {
+        report.notes.emplace_back(kIrqNote);
+      }
+    }
     out.push_back(std::move(sf));
   }
   return out;
@@ -366,6 +441,44 @@ bool is_bundle_manifest(std::string_view text) {
   const std::string_view head = text.substr(0, std::min<std::size_t>(text.size(), 256));
   return head.starts_with("{") &&
          head.find("\"format\": \"rdmatop.capture-bundle\"") != std::string_view::npos;
+}
+
+// The commands an `rdmatop capture` manifest gives its files (each entry's "path" and "argv",
+// exporters/bundle/bundle.cpp make_manifest), keyed by the name the file has as an input beside
+// the manifest (same directory or archive). A bundle file holds the tool's output alone, and
+// much of it names no interface ("NIC statistics:", "driver: mlx5_core"): its command does.
+std::map<std::string, std::string> bundle_commands(const std::vector<CaptureInput>& inputs) {
+  std::map<std::string, std::string> out;
+  constexpr std::string_view kManifest = "manifest.json";
+  for (const CaptureInput& input : inputs) {
+    if (!input.error.empty() || !is_bundle_manifest(input.text)) continue;
+    if (!input.name.ends_with(kManifest)) continue;
+    const std::string dir = input.name.substr(0, input.name.size() - kManifest.size());
+    const auto manifest = nlohmann::json::parse(input.text, nullptr, false);
+    if (manifest.is_discarded() || !manifest.is_object()) continue;
+    const auto files = manifest.find("files");
+    if (files == manifest.end() || !files->is_array()) continue;
+    for (const auto& file : *files) {
+      if (!file.is_object()) continue;
+      const auto path = file.find("path");
+      const auto argv = file.find("argv");
+      if (path == file.end() || !path->is_string() || argv == file.end() || !argv->is_array()) {
+        continue;
+      }
+      std::string command;
+      bool ok = !argv->empty();
+      for (const auto& arg : *argv) {
+        if (!arg.is_string()) {
+          ok = false;
+          break;
+        }
+        if (!command.empty()) command += ' ';
+        command += arg.get<std::string>();
+      }
+      if (ok) out[dir + path->get<std::string>()] = std::move(command);
+    }
+  }
+  return out;
 }
 
 // `diff -u A B` (GNU diffutils, "Unified Format"): "--- A" and "+++ B" headers, then hunks
@@ -530,6 +643,13 @@ class MemoryEthtoolSource final : public EthtoolSource {
     if (net == nullptr || !net->pause) return missing("ethtool -a", ifname);
     return *net->pause;
   }
+  Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname) override {
+    const NetdevFacts* net = find(ifname);
+    if (net == nullptr || !net->pfc_prevention_tout_ms) {
+      return missing("ethtool --get-tunable pfc-prevention-tout", ifname);
+    }
+    return *net->pfc_prevention_tout_ms;
+  }
   std::string describe() const override { return "capture"; }
 
  private:
@@ -646,6 +766,26 @@ void put_devlink_facts(const Facts& facts, Snapshot& snap) {
     snap.sources.push_back(timer.finish(SourceState::ok));
   }
 }
+/// The pasted `/proc/interrupts` as the procfs file "interrupts"; nothing else of /proc.
+class MemoryProcfsSource final : public FileSource {
+ public:
+  explicit MemoryProcfsSource(const Facts& facts) : facts_(facts) {}
+  Result<std::string> read(std::string_view relpath) const override {
+    if (strip_slashes(relpath) == "interrupts") return facts_.proc_interrupts;
+    return absent(relpath);
+  }
+  Result<std::vector<std::string>> list(std::string_view reldir) const override {
+    return absent(reldir);
+  }
+  Result<std::string> read_link(std::string_view relpath) const override { return absent(relpath); }
+  std::string describe() const override { return "capture"; }
+
+ private:
+  static Error absent(std::string_view path) {
+    return Error{ENOENT, "/proc/" + std::string(path) + ": no capture file says it"};
+  }
+  const Facts& facts_;
+};
 
 bool has_dcb(const Facts& facts) {
   for (const auto& [name, net] : facts.netdevs) {
@@ -681,6 +821,7 @@ CaptureSet assemble(const std::vector<CaptureInput>& given) {
     return label_rank(inputs[a].text) < label_rank(inputs[b].text);
   });
   out.files.resize(inputs.size());
+  const std::map<std::string, std::string> commands = bundle_commands(inputs);
   Facts current;
   bool have_current = false;
   // True once `current` is in out.captures and nothing was merged into it since: a `date` line
@@ -716,7 +857,9 @@ CaptureSet assemble(const std::vector<CaptureInput>& given) {
       continue;
     }
     std::vector<std::string> other_hosts;
-    for (SectionFacts& sf : parse_file(input.text, report)) {
+    const auto command = commands.find(input.name);
+    const std::string implicit = command == commands.end() ? std::string() : command->second;
+    for (SectionFacts& sf : parse_file(input.text, report, implicit)) {
       if (!sf.host.empty()) {
         if (out.host.empty()) out.host = sf.host;
         if (sf.host != out.host) {
@@ -788,6 +931,7 @@ Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files
   const MemoryFileSource sysfs(facts);
   MemoryEthtoolSource ethtool(facts);
   MemoryDcbSource dcb(facts);
+  const MemoryProcfsSource procfs(facts);
   // DCB is read only when a paste shows some, as a sysfs tree has none: no file, no status.
   const CollectContext ctx{sysfs,
                            ethtool,
@@ -796,7 +940,7 @@ Snapshot build_snapshot(const Facts& facts, const std::vector<FileReport>& files
                            CounterSource::sysfs,
                            nullptr,
                            has_dcb(facts) ? &dcb : nullptr,
-                           nullptr};
+                           facts.proc_interrupts.empty() ? nullptr : &procfs};
   // As collect_snapshot (collect.cpp) runs them for a sysfs tree, with the links the tools
   // print between a port and its netdev set where the sysfs walk found none.
   collect_all(ctx, snap, [&facts](Snapshot& walked) {

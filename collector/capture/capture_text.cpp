@@ -445,4 +445,12 @@ bool is_object_name(std::string_view name) {
   });
 }
 
+std::optional<std::uint8_t> tsa_from_name(std::string_view name) {
+  if (name == "strict") return 0;
+  if (name == "cb_shaper" || name == "cbshaper") return 1;
+  if (name == "ets") return 2;
+  if (name == "vendor") return 255;
+  return std::nullopt;
+}
+
 }  // namespace rdmatop::capture

@@ -97,4 +97,8 @@ std::optional<std::pair<std::string, std::uint32_t>> parse_dev_port(std::string_
 /// A plausible RDMA device or interface name: one path component, printable, <= 64 bytes.
 bool is_object_name(std::string_view name);
 
+/// IEEE_8021QAZ_TSA_* (include/uapi/linux/dcbnl.h) from the names the DCB tools print: iproute2
+/// dcb "strict", "cb_shaper", "ets", "vendor"; lldpad "cbshaper"; mlnx_qos the same as dcb.
+std::optional<std::uint8_t> tsa_from_name(std::string_view name);
+
 }  // namespace rdmatop::capture

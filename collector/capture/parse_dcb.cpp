@@ -53,15 +53,6 @@ std::optional<std::uint64_t> dscp_value(std::string_view name) {
   return std::nullopt;
 }
 
-// IEEE_8021QAZ_TSA_* (include/uapi/linux/dcbnl.h).
-std::optional<std::uint8_t> tsa_value(std::string_view name) {
-  if (name == "strict") return 0;
-  if (name == "cb_shaper") return 1;
-  if (name == "ets") return 2;
-  if (name == "vendor") return 255;
-  return std::nullopt;
-}
-
 std::size_t detect_dcb(const Section& s) {
   std::size_t score = score_lines(s, 100, is_dcb_line);
   if (score > 0 && starts_with_word(s.command, "dcb")) score += 1000;
@@ -149,7 +140,7 @@ void parse_dcb(const Section& s, Facts& facts, LineLog& log) {
                           return static_cast<std::uint8_t>(*n);
                         });
     } else if (w[0] == "tc-tsa") {
-      ok = per_priority(w, info.ets_tc_tsa, tsa_value);
+      ok = per_priority(w, info.ets_tc_tsa, tsa_from_name);
     } else if (w[0] == "dscp-prio") {
       for (std::size_t i = 1; i < w.size() && ok; ++i) {
         const std::size_t colon = w[i].find(':');

@@ -179,6 +179,59 @@ TEST_CASE("archive: the bundle reads back through report --capture's reader", "[
   REQUIRE(set.captures.size() == 1);
 }
 
+TEST_CASE("archive: a bundle read back knows each netdev's driver from its manifest", "[bundle]") {
+  // `ethtool -i` prints no interface name ("driver: mlx5_core"): with two netdevs only the
+  // manifest's argv says whose each file is. The outputs are real pastes: ethtool -i of
+  // isc-projects/ethq#8 and the bnxt_re ports of openucx/ucx#11048 (rdma link).
+  const test::TempDir dir;
+  const auto command_entry = [](std::string path, std::vector<std::string> argv,
+                                std::string bytes) {
+    BundleEntry e;
+    e.path = std::move(path);
+    CommandResult c;
+    c.argv = std::move(argv);
+    c.started = true;
+    c.exit_status = 0;
+    c.output = bytes;
+    e.command = c;
+    e.bytes = std::move(bytes);
+    return e;
+  };
+  std::vector<BundleEntry> entries;
+  entries.push_back(command_entry("commands/rdma-link.txt", {"rdma", "link"},
+                                  "link mlx5_0/1 state ACTIVE physical_state LINK_UP netdev p3p1\n"
+                                  "link bnxt_re0/1 state ACTIVE physical_state LINK_UP netdev "
+                                  "enp194s0f0np0\n"));
+  entries.push_back(command_entry("commands/ethtool-i-p3p1.txt", {"ethtool", "-i", "p3p1"},
+                                  "driver: mlx5_core\nversion: 5.0-0\n"
+                                  "firmware-version: 14.23.1020 (MT_2420110034)\n"
+                                  "bus-info: 0000:af:00.0\n"));
+  entries.push_back(command_entry("commands/ethtool-i-enp194s0f0np0.txt",
+                                  {"ethtool", "-i", "enp194s0f0np0"},
+                                  "driver: bnxt_en\nbus-info: 0000:c2:00.0\n"));
+  ManifestHost host{"h1", "6.1.0", "x86_64", "t", "v", {"rdmatop", "capture"}, 0};
+  const std::string path = dir.file("b.tar.gz");
+  REQUIRE(write_bundle(path, "top", entries, make_manifest(host, entries), 1700000000).ok());
+  const capture::CaptureSet set = capture::assemble(capture::read_capture_inputs({path}));
+  REQUIRE(set.captures.size() == 1);
+  const Snapshot snap = capture::build_snapshot(set.captures[0], set.files, set.host, 1);
+  REQUIRE(snap.netdevs.size() == 2);
+  for (const NetdevSample& nd : snap.netdevs) {
+    REQUIRE(nd.driver.has_value());
+    CHECK(nd.driver->driver == (nd.name == "p3p1" ? "mlx5_core" : "bnxt_en"));
+  }
+  // Without the manifest the same files name no interface, and two netdevs are known: no
+  // driver is guessed.
+  const auto inputs = capture::read_capture_inputs({path});
+  std::vector<capture::CaptureInput> bare;
+  for (const auto& input : inputs) {
+    if (!input.name.ends_with("manifest.json")) bare.push_back(input);
+  }
+  const capture::CaptureSet unnamed = capture::assemble(bare);
+  REQUIRE(unnamed.captures.size() == 1);
+  for (const auto& [name, net] : unnamed.captures[0].netdevs) CHECK_FALSE(net.driver.has_value());
+}
+
 TEST_CASE("archive: an unwritable path is an error, not a crash", "[bundle]") {
   const auto written =
       write_bundle("/nonexistent-dir-rdmatop/b.tar.gz", "top", {}, make_manifest({}, {}), 0);
