@@ -43,8 +43,15 @@ void History::ingest(const std::vector<Series>& series, Timestamp ts, const std:
   std::vector<std::pair<Entry*, double>> samples;
   samples.reserve(series.size());
   for (const auto& s : series) {
-    const Labels labels = promql::series_labels(s);
-    Entry& entry = entry_for(series_key("", labels), labels);
+    std::string arrival_key = series_key(s.name, s.labels);
+    auto known = by_series_key_.find(arrival_key);
+    if (known == by_series_key_.end()) {
+      const Labels labels = promql::series_labels(s);
+      Entry& created = entry_for(series_key("", labels), labels);
+      created.series_keys.push_back(arrival_key);
+      known = by_series_key_.emplace(std::move(arrival_key), &created).first;
+    }
+    Entry& entry = *known->second;
     if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
       // Another raw counter feeds the series now: rate() and increase() across the two would
       // subtract unrelated counters, so the series starts again from this tick.
@@ -96,6 +103,7 @@ void History::erase(Entry& entry) {
     if (name->second.empty()) by_name_.erase(name);
   }
   for (auto& [source, last] : last_by_source_) drop(last);
+  for (const std::string& key : entry.series_keys) by_series_key_.erase(key);
   series_.erase(entry.key);
 }
 

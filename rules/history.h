@@ -61,6 +61,8 @@ class History : public promql::Queryable {
     std::string key;     ///< series_key of the labels, built once, when the series is created
     std::string origin;  ///< the raw counter(s) a counter series was last read from
     bool has_origin = false;
+    /// Keys of `by_series_key_` naming this entry (erased with it).
+    std::vector<std::string> series_keys;
     /// ingest() call that last carried the series (staleness: present before, missing now).
     std::uint64_t seen_in = 0;
   };
@@ -73,6 +75,9 @@ class History : public promql::Queryable {
   /// Metric name -> its series in creation order: a selector naming its metric (all of the
   /// built-in rules' do) scans only that metric's series, already in select()'s order.
   std::map<std::string, std::vector<Entry*>, std::less<>> by_name_;
+  /// series_key(name, labels) of a collector Series as it arrives (labels unsorted, name
+  /// apart) -> its entry: the tick finds a known series without copying and sorting its labels.
+  std::unordered_map<std::string, Entry*> by_series_key_;
   /// Source -> the series its previous ingest() carried.
   std::map<std::string, std::vector<Entry*>> last_by_source_;
 

@@ -1,0 +1,112 @@
+// History: the rules' sample store. Staleness markers for series a source stops carrying,
+// counter restarts when the raw counter feeding a series changes, pruning past the retention,
+// selection in creation order, and lookup by exact labels.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "rules/history.h"
+
+using namespace rdmatop;
+
+namespace {
+
+// Names of their own: the unit binary is a unity build, and other files have a counter().
+constexpr promql::Timestamp kT0 = 1'700'000'000'000;
+
+Series x_counter(const std::string& port, double value, const std::string& origin = "hw/x") {
+  // Labels deliberately unsorted: the collector's order is not the History's.
+  return Series{
+      "rdma_x_total", {{"port", port}, {"device", "mlx5_0"}}, SeriesKind::counter, value, 0, 0,
+      origin};
+}
+
+std::vector<const promql::StoredSeries*> x_all(const History& h) {
+  return h.select({{promql::kMetricNameLabel, promql::MatchOp::equal, "rdma_x_total", {}}});
+}
+
+const promql::StoredSeries* x_port(const History& h, const std::string& p) {
+  return h.find({{promql::kMetricNameLabel, "rdma_x_total"}, {"device", "mlx5_0"}, {"port", p}});
+}
+
+}  // namespace
+
+TEST_CASE("History appends one point per tick per series, found by its sorted labels",
+          "[rules][history]") {
+  History h;
+  h.ingest({x_counter("1", 10), x_counter("2", 20)}, kT0);
+  h.ingest({x_counter("1", 11), x_counter("2", 21)}, kT0 + 1000);
+  REQUIRE(h.series_count() == 2);
+  const auto* one = x_port(h, "1");
+  REQUIRE(one != nullptr);
+  REQUIRE(one->points.size() == 2);
+  CHECK(one->points.back().t == kT0 + 1000);
+  CHECK(one->points.back().v == 11);
+  CHECK(x_port(h, "3") == nullptr);
+  CHECK(h.newest() == kT0 + 1000);
+}
+
+TEST_CASE("History writes a staleness marker when a source stops carrying a series",
+          "[rules][history]") {
+  History h;
+  h.ingest({x_counter("1", 10), x_counter("2", 20)}, kT0);
+  h.ingest({x_counter("1", 11)}, kT0 + 1000);
+  const auto* two = x_port(h, "2");
+  REQUIRE(two != nullptr);
+  REQUIRE(two->points.size() == 2);
+  CHECK(promql::is_stale_nan(two->points.back().v));
+  // Once: the next tick without it adds nothing more.
+  h.ingest({x_counter("1", 12)}, kT0 + 2000);
+  CHECK(x_port(h, "2")->points.size() == 2);
+  // Another source's ingest does not mark the collector's series stale.
+  h.ingest(promql::Vector{}, kT0 + 3000, "recording rules");
+  CHECK(!promql::is_stale_nan(x_port(h, "1")->points.back().v));
+}
+
+TEST_CASE("History restarts a counter whose raw origin changed", "[rules][history]") {
+  History h;
+  h.ingest({x_counter("1", 100, "hw/a")}, kT0);
+  h.ingest({x_counter("1", 110, "hw/a")}, kT0 + 1000);
+  REQUIRE(x_port(h, "1")->points.size() == 2);
+  h.ingest({x_counter("1", 5, "ethtool/b")}, kT0 + 2000);
+  const auto* one = x_port(h, "1");
+  REQUIRE(one->points.size() == 1);
+  CHECK(one->points.front().v == 5);
+}
+
+TEST_CASE("History prunes past its retention and forgets series left empty", "[rules][history]") {
+  History h(10'000);
+  h.ingest({x_counter("1", 1), x_counter("2", 2)}, kT0);
+  h.ingest({x_counter("1", 2)}, kT0 + 5'000);  // port 2: a staleness marker at +5 s
+  h.ingest({x_counter("1", 3)}, kT0 + 16'000);
+  REQUIRE(x_port(h, "2") == nullptr);  // its marker (+5 s) is older than 16 - 10 s
+  CHECK(h.series_count() == 1);
+  CHECK(x_port(h, "1")->points.front().t == kT0 + 16'000);
+  // A series that comes back is a new series, selected after the older ones.
+  h.ingest({x_counter("2", 7), x_counter("1", 4)}, kT0 + 17'000);
+  const auto selected = x_all(h);
+  REQUIRE(selected.size() == 2);
+  CHECK(label_value(selected[0]->labels, "port") == "1");
+  CHECK(label_value(selected[1]->labels, "port") == "2");
+  CHECK(selected[1]->points.size() == 1);
+}
+
+TEST_CASE("History selects in creation order, with or without a metric name", "[rules][history]") {
+  History h;
+  h.ingest({x_counter("9", 1), x_counter("1", 1), x_counter("5", 1)}, kT0);
+  std::vector<std::string> named;
+  for (const auto* s : x_all(h)) named.push_back(label_value(s->labels, "port"));
+  CHECK(named == std::vector<std::string>{"9", "1", "5"});
+  std::vector<std::string> unnamed;
+  for (const auto* s : h.select({{"device", promql::MatchOp::equal, "mlx5_0", {}}}))
+    unnamed.push_back(label_value(s->labels, "port"));
+  CHECK(unnamed == named);
+  int visited = 0;
+  h.for_each_match({{"port", promql::MatchOp::equal, "1", {}}}, [&](const auto& s) {
+    ++visited;
+    CHECK(label_value(s.labels, "port") == "1");
+    return true;
+  });
+  CHECK(visited == 1);
+}
