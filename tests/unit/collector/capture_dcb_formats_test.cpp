@@ -9,22 +9,15 @@
 
 #include "collector/capture/capture_host.h"
 #include "collector/capture/capture_text.h"
+#include "tests/support/capture_read.h"
 
 using namespace rdmatop;
 using namespace rdmatop::capture;
 
 namespace capture_dcb_formats_test {
 
-struct Read {
-  Facts facts;
-  FileReport report;
-};
-
-Read read(const std::string& text) {
-  Read r;
-  read_text(text, r.facts, r.report);
-  return r;
-}
+using Read = capture_test::CaptureRead;
+constexpr auto read = capture_test::read_capture;
 
 const DcbInfo* dcb_of(const Facts& f, const std::string& netdev) {
   const auto n = f.netdevs.find(netdev);
@@ -33,12 +26,7 @@ const DcbInfo* dcb_of(const Facts& f, const std::string& netdev) {
 
 std::string pma(const Facts& f, const std::string& dev, std::uint32_t port,
                 const std::string& counter) {
-  const auto d = f.devices.find(dev);
-  if (d == f.devices.end()) return "<no device>";
-  const auto p = d->second.ports.find(port);
-  if (p == d->second.ports.end()) return "<no port>";
-  const auto it = p->second.files.find("counters/" + counter);
-  return it == p->second.files.end() ? "<absent>" : it->second;
+  return capture_test::capture_port_file(f, dev, port, "counters/" + counter);
 }
 
 std::size_t ignored(const FileReport& r, const std::string& reason) {
@@ -46,9 +34,7 @@ std::size_t ignored(const FileReport& r, const std::string& reason) {
   return it == r.log.ignored.end() ? 0 : it->second;
 }
 
-void check_accounting(const FileReport& r) {
-  CHECK(r.log.used + r.log.ignored_total() == r.lines);
-}
+constexpr auto check_accounting = capture_test::check_capture_accounting;
 
 // NVIDIA community "mlnx_qos" (community.mellanox.com/docs/DOC-2792, MLNX_OFED 4.2), pasted as
 // that page shows it: the PFC table unindented, a blank line around each TC's priority.

@@ -11,32 +11,16 @@
 
 #include "collector/capture/capture_host.h"
 #include "collector/capture/capture_text.h"
+#include "tests/support/capture_read.h"
 
 using namespace rdmatop;
 using namespace rdmatop::capture;
 
 namespace {
 
-struct IprRead {
-  Facts facts;
-  FileReport report;
-};
-
-IprRead ipr_read(const std::string& text) {
-  IprRead r;
-  read_text(text, r.facts, r.report);
-  return r;
-}
-
-std::string ipr_port_file(const Facts& f, const std::string& dev, std::uint32_t port,
-                          const std::string& file) {
-  const auto d = f.devices.find(dev);
-  if (d == f.devices.end()) return "<no device>";
-  const auto p = d->second.ports.find(port);
-  if (p == d->second.ports.end()) return "<no port>";
-  const auto it = p->second.files.find(file);
-  return it == p->second.files.end() ? "<absent>" : it->second;
-}
+using IprRead = capture_test::CaptureRead;
+constexpr auto ipr_read = capture_test::read_capture;
+constexpr auto ipr_port_file = capture_test::capture_port_file;
 
 std::optional<std::uint64_t> ipr_resource(const Facts& f, const std::string& dev,
                                           const std::string& name) {
@@ -74,9 +58,7 @@ std::size_t ipr_ignored(const FileReport& r, const std::string& reason_part) {
   return n;
 }
 
-void ipr_check_accounting(const FileReport& r) {
-  CHECK(r.log.used + r.log.ignored_total() == r.lines);
-}
+constexpr auto ipr_check_accounting = capture_test::check_capture_accounting;
 
 using Formats = std::vector<std::string>;
 

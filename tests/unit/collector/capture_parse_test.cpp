@@ -7,31 +7,22 @@
 
 #include "collector/capture/capture_host.h"
 #include "collector/capture/capture_text.h"
+#include "tests/support/capture_read.h"
 
 using namespace rdmatop;
 using namespace rdmatop::capture;
 
 namespace {
 
-struct Read {
-  Facts facts;
-  FileReport report;
-};
+using Read = capture_test::CaptureRead;
 
 Read read(const std::string& text) {
-  Read r;
-  read_text(text, r.facts, r.report);
-  return r;
+  return capture_test::read_capture(text);
 }
 
 std::string port_file(const Facts& f, const std::string& dev, std::uint32_t port,
                       const std::string& file) {
-  const auto d = f.devices.find(dev);
-  if (d == f.devices.end()) return "<no device>";
-  const auto p = d->second.ports.find(port);
-  if (p == d->second.ports.end()) return "<no port>";
-  const auto it = p->second.files.find(file);
-  return it == p->second.files.end() ? "<absent>" : it->second;
+  return capture_test::capture_port_file(f, dev, port, file);
 }
 
 std::string dev_file(const Facts& f, const std::string& dev, const std::string& file) {
@@ -57,9 +48,8 @@ std::optional<std::uint64_t> ethtool(const Facts& f, const std::string& netdev,
   return it->second;
 }
 
-// Every line is accounted for: used or ignored with a reason.
 void check_accounting(const FileReport& r) {
-  CHECK(r.log.used + r.log.ignored_total() == r.lines);
+  capture_test::check_capture_accounting(r);
 }
 
 }  // namespace
