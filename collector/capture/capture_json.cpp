@@ -1,5 +1,7 @@
 #include "collector/capture/capture_json.h"
 
+#include <utility>
+
 #include "collector/capture/capture_text.h"
 
 namespace rdmatop::capture {
@@ -47,6 +49,14 @@ JsonSection read_json(const Section& s) {
     out.error = std::string("JSON not read: ") + e.what();
   }
   return out;
+}
+
+std::optional<nlohmann::json> read_json_or_count(const Section& s, LineLog& log,
+                                                 std::string_view what) {
+  JsonSection json = read_json(s);
+  if (!json.doc)
+    count_json_lines(s, log, false, std::string(what) + " " + json.error + ": not used");
+  return std::move(json.doc);
 }
 
 std::size_t count_json_key(const Section& s, std::string_view key) {

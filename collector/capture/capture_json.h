@@ -22,6 +22,10 @@ struct JsonSection {
   std::string error;
 };
 JsonSection read_json(const Section& s);
+/// read_json for a parser: when the section does not parse, every line is counted as ignored
+/// for "<what> <error>: not used" and none is returned.
+std::optional<nlohmann::json> read_json_or_count(const Section& s, LineLog& log,
+                                                 std::string_view what);
 
 /// True when the section's first non-blank character opens a JSON array or object.
 bool looks_like_json(const Section& s);

@@ -88,14 +88,11 @@ bool put_health_member(DevlinkHealthReporter& r, std::string_view key, std::stri
 }
 
 void parse_health_json(const Section& s, Facts& facts, LineLog& log) {
-  const JsonSection json = read_json(s);
-  if (!json.doc) {
-    count_json_lines(s, log, false, "devlink health " + json.error + ": not used");
-    return;
-  }
+  const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "devlink health");
+  if (!doc) return;
   bool used = false;
-  const auto health = json.doc->is_object() ? json.doc->find("health") : json.doc->end();
-  if (health != json.doc->end() && health->is_object()) {
+  const auto health = doc->is_object() ? doc->find("health") : doc->end();
+  if (health != doc->end() && health->is_object()) {
     for (const auto& [handle, reporters] : health->items()) {
       if (!parse_devlink_handle(handle) || !reporters.is_array()) continue;
       for (const nlohmann::json& object : reporters) {

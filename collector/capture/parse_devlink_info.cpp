@@ -117,14 +117,11 @@ constexpr std::string_view kNoPlace =
     "devlink dev info member the host model has no place for (function.uid, ...)";
 
 void parse_info_json(const Section& s, Facts& facts, LineLog& log) {
-  const JsonSection json = read_json(s);
-  if (!json.doc) {
-    count_json_lines(s, log, false, "devlink dev info " + json.error + ": not used");
-    return;
-  }
+  const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "devlink dev info");
+  if (!doc) return;
   bool used = false;
-  const auto info_it = json.doc->is_object() ? json.doc->find("info") : json.doc->end();
-  if (info_it != json.doc->end() && info_it->is_object()) {
+  const auto info_it = doc->is_object() ? doc->find("info") : doc->end();
+  if (info_it != doc->end() && info_it->is_object()) {
     for (const auto& [handle, object] : info_it->items()) {
       const auto h = parse_devlink_handle(handle);
       if (!h || h->port || !object.is_object()) continue;

@@ -89,11 +89,8 @@ std::size_t detect_rdma_qp_mode(const Section& s) {
 }
 
 void parse_qp_mode_json(const Section& s, Facts& facts, LineLog& log) {
-  const JsonSection json = read_json(s);
-  if (!json.doc) {
-    count_json_lines(s, log, false, "rdma statistic qp mode " + json.error + ": not used");
-    return;
-  }
+  const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "rdma statistic qp mode");
+  if (!doc) return;
   bool used = false;
   bool not_auto = false;
   const auto read_port = [&](const nlohmann::json& object) {
@@ -109,10 +106,10 @@ void parse_qp_mode_json(const Section& s, Facts& facts, LineLog& log) {
       not_auto = true;
     }
   };
-  if (json.doc->is_array()) {
-    for (const nlohmann::json& object : *json.doc) read_port(object);
+  if (doc->is_array()) {
+    for (const nlohmann::json& object : *doc) read_port(object);
   } else {
-    read_port(*json.doc);
+    read_port(*doc);
   }
   count_json_lines(
       s, log, used,

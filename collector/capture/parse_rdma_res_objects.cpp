@@ -113,11 +113,8 @@ std::string not_counted_reason(std::string_view kind) {
 }
 
 void parse_res_json(const Section& s, Facts& facts, LineLog& log) {
-  const JsonSection json = read_json(s);
-  if (!json.doc) {
-    count_json_lines(s, log, false, "rdma resource dump " + json.error + ": not used");
-    return;
-  }
+  const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "rdma resource dump");
+  if (!doc) return;
   const std::string_view whole = whole_dump_kind(s.command);
   std::map<std::string, std::uint64_t> rows;
   std::string_view seen;
@@ -130,10 +127,10 @@ void parse_res_json(const Section& s, Facts& facts, LineLog& log) {
     seen = kind;
     ++rows[dev];
   };
-  if (json.doc->is_array()) {
-    for (const nlohmann::json& object : *json.doc) read_row(object);
+  if (doc->is_array()) {
+    for (const nlohmann::json& object : *doc) read_row(object);
   } else {
-    read_row(*json.doc);
+    read_row(*doc);
   }
   const bool counted = !rows.empty() && !mixed && seen == whole;
   if (counted) count_rows(facts, rows, seen);

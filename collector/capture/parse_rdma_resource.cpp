@@ -76,11 +76,8 @@ void put_resource_count(Facts& facts, std::string_view dev, std::string_view nam
 }
 
 void parse_resource_json(const Section& s, Facts& facts, LineLog& log) {
-  const JsonSection json = read_json(s);
-  if (!json.doc) {
-    count_json_lines(s, log, false, "rdma resource " + json.error + ": not used");
-    return;
-  }
+  const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "rdma resource");
+  if (!doc) return;
   bool used = false;
   const auto read_device = [&](const nlohmann::json& object) {
     const std::string dev = json_text(object, "ifname");
@@ -93,10 +90,10 @@ void parse_resource_json(const Section& s, Facts& facts, LineLog& log) {
       }
     }
   };
-  if (json.doc->is_array()) {
-    for (const nlohmann::json& object : *json.doc) read_device(object);
+  if (doc->is_array()) {
+    for (const nlohmann::json& object : *doc) read_device(object);
   } else {
-    read_device(*json.doc);
+    read_device(*doc);
   }
   count_json_lines(s, log, used, "rdma resource JSON without a device's counts");
 }

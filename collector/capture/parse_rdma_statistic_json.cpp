@@ -33,13 +33,9 @@ std::size_t detect_rdma_statistic_json(const Section& s) {
 }
 
 void parse_rdma_statistic_json(const Section& s, Facts& facts, LineLog& log) {
-  const JsonSection json = read_json(s);
-  if (!json.doc) {
-    count_json_lines(s, log, false, "rdma statistic " + json.error + ": not used");
-    return;
-  }
+  const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "rdma statistic");
+  if (!doc) return;
   bool used = false;
-  const nlohmann::json& doc = *json.doc;
   const auto read_port = [&](const nlohmann::json& object) {
     const std::string dev = json_text(object, "ifname");
     const auto port = json_port(object);
@@ -51,10 +47,10 @@ void parse_rdma_statistic_json(const Section& s, Facts& facts, LineLog& log) {
       used = put_rdma_hw_counter(facts, dev, *port, name, std::to_string(*counter)) || used;
     }
   };
-  if (doc.is_array()) {
-    for (const nlohmann::json& object : doc) read_port(object);
+  if (doc->is_array()) {
+    for (const nlohmann::json& object : *doc) read_port(object);
   } else {
-    read_port(doc);
+    read_port(*doc);
   }
   count_json_lines(s, log, used, "rdma statistic JSON without a port's counters");
 }
