@@ -19,11 +19,11 @@
 #include "bench/synthetic_host.h"
 #include "collector/normalize/normalizer.h"
 #include "collector/source/ethtool_stats_reader.h"
-#include "exporters/monitor/fast_path.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/simulator/scenario.h"
 #include "exporters/simulator/sim_sources.h"
 #include "exporters/simulator/simulator.h"
+#include "pipeline/fast_path.h"
+#include "pipeline/monitor.h"
 #include "rules/diagnoser.h"
 #include "rules/fast/pfc_fast_detector.h"
 #include "rules/rule_set.h"
@@ -114,7 +114,7 @@ Outcome play(const Timeline& t, double lead_s, double tick_s, double fast_s) {
   bool was_firing = false;
   std::map<std::string, bool> false_seen;
   Monitor* monitor_ptr = nullptr;
-  auto check = [&](const Report& report, double now_ms) {
+  auto check = [&](const PublishedTick& report, double now_ms) {
     bool firing = false;
     for (const Finding& f : report.findings) {
       if (f.state != FindingState::firing || !is_pfc_alert(f.rule)) continue;

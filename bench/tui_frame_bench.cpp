@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "bench/synthetic_host.h"
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 #include "rules/rule_set.h"
 #include "tui/screens.h"
 

@@ -19,9 +19,9 @@
 #include "collector/source/bounded_file.h"
 #include "exporters/bundle/bundle.h"
 #include "exporters/bundle/capture_plan.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/recording/recording_writer.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/monitor.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 

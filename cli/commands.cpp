@@ -4,7 +4,7 @@
 
 #include "cli/build_info.h"
 #include "cli/suggest.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "collector/collect.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/simulator/simulator.h"
+#include "pipeline/monitor.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop {

@@ -13,10 +13,10 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/report/report_render.h"
 #include "exporters/simulator/builtin_scenarios.h"
 #include "exporters/simulator/simulator.h"
+#include "pipeline/monitor.h"
 #include "tui/tui.h"
 
 namespace rdmatop {
@@ -52,7 +52,7 @@ int list_scenarios() {
 /// Ranks a report by how bad it is: worst firing severity, then worst active (pending counts),
 /// then the number of firing findings, then of all. Firing comes first so that the moment a
 /// rule confirms beats the first tick it turned pending (same severity, same count).
-std::tuple<Severity, Severity, std::size_t, std::size_t> badness(const Report& report) {
+std::tuple<Severity, Severity, std::size_t, std::size_t> badness(const PublishedTick& report) {
   Severity firing = Severity::none;
   std::size_t firing_count = 0;
   for (const auto& f : report.findings) {
@@ -63,7 +63,8 @@ std::tuple<Severity, Severity, std::size_t, std::size_t> badness(const Report& r
   return {firing, worst_active_severity(report.findings), firing_count, report.findings.size()};
 }
 
-void print_report(const Report& report, const sim::Simulator& sim, std::uint64_t tick, bool json) {
+void print_report(const PublishedTick& report, const sim::Simulator& sim, std::uint64_t tick,
+                  bool json) {
   if (json) {
     std::cout << render_report_json(report);
     return;
@@ -77,9 +78,9 @@ void print_report(const Report& report, const sim::Simulator& sim, std::uint64_t
 /// ticks, or else the worst moment (the storm) and the end.
 int run_batch(Monitor& monitor, const sim::Simulator& sim, const DemoOptions& options,
               std::uint64_t max_ticks) {
-  std::shared_ptr<const Report> worst;
+  std::shared_ptr<const PublishedTick> worst;
   std::uint64_t worst_tick = 0;
-  std::shared_ptr<const Report> last;
+  std::shared_ptr<const PublishedTick> last;
   std::uint64_t tick = 0;
   for (std::uint64_t i = 0; i < max_ticks; ++i) {
     auto report = monitor.step();

@@ -9,12 +9,12 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "exporters/monitor/fast_loop.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/prometheus/exporter_service.h"
 #include "exporters/prometheus/web_config.h"
-#include "exporters/report/report_model.h"
 #include "exporters/simulator/simulator.h"
+#include "pipeline/fast_loop.h"
+#include "pipeline/monitor.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 

@@ -20,7 +20,7 @@
 #include "collector/collect.h"
 #include "collector/source/bounded_file.h"
 #include "exporters/recording/snapshot_json.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 #include "probes/port_retransmits.h"
 #include "probes/protocol.h"
 #include "probes/runner.h"

@@ -8,10 +8,10 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/recording/recording_time.h"
 #include "exporters/recording/recording_writer.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/monitor.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 

@@ -9,10 +9,10 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "collector/capture/capture_reader.h"
-#include "exporters/monitor/fast_loop.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/recording/recording_provider.h"
 #include "exporters/report/report_render.h"
+#include "pipeline/fast_loop.h"
+#include "pipeline/monitor.h"
 
 namespace rdmatop {
 
@@ -142,7 +142,7 @@ int run_report_capture(const ReportOptions& options) {
   const std::size_t count = std::max<std::size_t>(set.captures.size(), 1);
   const std::vector<double> offsets = capture_offsets(set, options.capture_interval_seconds);
   const bool timed = count > 1 && offsets.back() > 0;
-  std::shared_ptr<const Report> report;
+  std::shared_ptr<const PublishedTick> report;
   if (timed) {
     const auto base_taken = std::chrono::steady_clock::now();
     const auto base_wall = set.times.front().value_or(std::chrono::system_clock::now());
@@ -190,14 +190,14 @@ int run_report_capture(const ReportOptions& options) {
       }
     }
     if (!earlier.empty()) {
-      Report merged = *report;
+      PublishedTick merged = *report;
       for (Finding& f : earlier) {
         const bool known =
             std::any_of(merged.findings.begin(), merged.findings.end(),
                         [&](const Finding& g) { return g.rule == f.rule && g.labels == f.labels; });
         if (!known) merged.findings.push_back(std::move(f));
       }
-      report = std::make_shared<const Report>(std::move(merged));
+      report = std::make_shared<const PublishedTick>(std::move(merged));
     }
   }
   std::cout << (options.json ? render_report_json(*report) : render_report_text(*report));
@@ -225,7 +225,7 @@ int run_report(const ReportOptions& options) {
     }
     monitor.step();
   }
-  const Report& report = *monitor.latest();
+  const PublishedTick& report = *monitor.latest();
   std::cout << (options.json ? render_report_json(report) : render_report_text(report));
   std::cout.flush();
   return static_cast<int>(report_exit_code(report));

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 #include "probes/rdma_responder.h"
 #include "probes/tcp_responder.h"
 #include "probes/transport.h"

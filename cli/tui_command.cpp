@@ -7,9 +7,9 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "exporters/monitor/fast_loop.h"
-#include "exporters/monitor/monitor.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/fast_loop.h"
+#include "pipeline/monitor.h"
+#include "pipeline/tick.h"
 #include "tui/tui.h"
 
 namespace rdmatop {

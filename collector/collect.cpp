@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <memory>
+
+#include "collector/snapshot_provider.h"
+#include "collector/vanished_tracker.h"
 
 namespace rdmatop {
 
@@ -55,6 +59,16 @@ void collect_all(const CollectContext& ctx, Snapshot& snap,
   collect_readiness(ctx, snap);
   const ThreadProcesses threads = collect_rdma_processes(ctx, snap, devices);
   collect_qp_counters(ctx, snap, devices, threads);
+}
+
+SnapshotProvider live_provider(const CollectContext& ctx) {
+  // The tracker gives what vanished since an earlier tick a status (vanished_tracker.h).
+  auto tracker = std::make_shared<VanishedTracker>();
+  return [&ctx, tracker](std::uint64_t seq) -> std::optional<Snapshot> {
+    Snapshot snapshot = collect_snapshot(ctx, seq);
+    tracker->observe(snapshot);
+    return snapshot;
+  };
 }
 
 }  // namespace rdmatop

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "collector/model/snapshot.h"
+#include "collector/snapshot_provider.h"
 #include "probes/runner.h"
 #include "probes/targets.h"
 
@@ -41,8 +42,9 @@ class TargetReloader {
   ErrorSink on_error_;
 };
 
-/// The same signature as exporters/monitor's SnapshotProvider.
-using SnapshotSource = std::function<std::optional<Snapshot>(std::uint64_t seq)>;
+/// The collectors' SnapshotProvider (collector/snapshot_provider.h), under the name this file
+/// has always used.
+using SnapshotSource = SnapshotProvider;
 
 /// Each snapshot from `inner` gets the runner's sample (after `reloader` polled its file, when
 /// given), with the probed ports' retransmit counters taken from that same snapshot. The runner

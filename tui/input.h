@@ -36,7 +36,7 @@ struct Key {
 
 enum class Action : std::uint8_t { none, quit, interval_changed };
 
-/// What the keys act on in the current Report.
+/// What the keys act on in the current PublishedTick.
 struct Counts {
   std::size_t ports = 0;     ///< rows of the filtered ports table
   std::size_t findings = 0;  ///< rows of the filtered findings list

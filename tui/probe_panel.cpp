@@ -47,7 +47,7 @@ const std::vector<std::string>& probe_columns() {
   return columns;
 }
 
-std::vector<Row> probe_rows(const Report& report) {
+std::vector<Row> probe_rows(const PublishedTick& report) {
   std::vector<Row> rows;
   for (const ProbeStreamView& v : probe_stream_views(report)) {
     const ProbeTargetSample& p = *v.sample;
@@ -74,7 +74,7 @@ std::vector<Row> probe_rows(const Report& report) {
   return rows;
 }
 
-std::string probe_panel_title(const Report& report) {
+std::string probe_panel_title(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   std::string title = fmt::format(" PROBES  {} streams", snap.probes.size());
   if (snap.prober) {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 #include "tui/view_model.h"
 
 namespace rdmatop::tui {
@@ -20,9 +20,9 @@ inline constexpr double kProbeP99Slo = 0.001;
 const std::vector<std::string>& probe_columns();
 
 /// Rows in Snapshot::probes order; empty when no prober ran.
-std::vector<Row> probe_rows(const Report& report);
+std::vector<Row> probe_rows(const PublishedTick& report);
 
 /// "PROBES 4 streams  prober: 2 targets, 2 QPs, 147.6 kB registered, 0.42 s CPU".
-std::string probe_panel_title(const Report& report);
+std::string probe_panel_title(const PublishedTick& report);
 
 }  // namespace rdmatop::tui

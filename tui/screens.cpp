@@ -30,7 +30,7 @@ std::string or_dash(const std::string& s) {
 }
 
 //? Header: who, when, how often, from where, and whether every source answered.
-std::vector<Line> header_lines(const Report& report, const UiState& state,
+std::vector<Line> header_lines(const PublishedTick& report, const UiState& state,
                                const FrameContext& ctx) {
   const Snapshot& snap = report.snapshot;
   Line first;
@@ -190,7 +190,7 @@ std::vector<Line> finding_detail(const Finding& f, std::size_t width) {
 }
 
 //? Main view: ports table over findings; the focused panel carries the cursor.
-std::vector<Line> main_body(const Report& report, UiState& state, const FrameContext& ctx,
+std::vector<Line> main_body(const PublishedTick& report, UiState& state, const FrameContext& ctx,
                             std::size_t body_height) {
   const PortsTable ports = build_ports_table(report, state);
   const auto findings = visible_findings(report, state);
@@ -280,8 +280,9 @@ std::vector<Line> main_body(const Report& report, UiState& state, const FrameCon
   return out;
 }
 
-const PortReport* find_port(const Report& report, const std::string& device, std::uint32_t port) {
-  for (const PortReport& pr : report.ports) {
+const TickPort* find_port(const PublishedTick& report, const std::string& device,
+                          std::uint32_t port) {
+  for (const TickPort& pr : report.ports) {
     const DeviceSample& dev = report.snapshot.devices[pr.device_index];
     if (dev.name == device && dev.ports[pr.port_index].port == port) return &pr;
   }
@@ -305,7 +306,7 @@ std::vector<Line> history_lines(const History& history, const std::string& devic
   };
   std::vector<PortFigures> figures;
   for (const auto& r : history.reports()) {
-    const PortReport* pr = find_port(*r, device, port);
+    const TickPort* pr = find_port(*r, device, port);
     figures.push_back(pr ? port_figures(*pr) : PortFigures{});
   }
   std::vector<Row> rows;
@@ -347,14 +348,15 @@ std::string labels_text(const Labels& labels) {
 }
 
 //? Raw counters under their source names, with a rate against the previous tick.
-std::vector<Row> raw_rows(const Report& report, const Report* previous, const PortReport& pr) {
+std::vector<Row> raw_rows(const PublishedTick& report, const PublishedTick* previous,
+                          const TickPort& pr) {
   const DeviceSample& dev = report.snapshot.devices[pr.device_index];
   const PortSample& port = dev.ports[pr.port_index];
   const NetdevSample* nd = pr.netdev_index ? &report.snapshot.netdevs[*pr.netdev_index] : nullptr;
   const PortSample* prev_port = nullptr;
   const NetdevSample* prev_nd = nullptr;
   if (previous != nullptr) {
-    if (const PortReport* pp = find_port(*previous, dev.name, port.port)) {
+    if (const TickPort* pp = find_port(*previous, dev.name, port.port)) {
       prev_port = &previous->snapshot.devices[pp->device_index].ports[pp->port_index];
       if (pp->netdev_index) prev_nd = &previous->snapshot.netdevs[*pp->netdev_index];
     }
@@ -389,11 +391,11 @@ std::vector<Row> raw_rows(const Report& report, const Report* previous, const Po
 }
 
 //? Port detail: identity, history, findings, PFC per priority, GIDs, every series, raw counters.
-std::vector<Line> detail_body(const History& history, const Report& report, const UiState& state,
-                              const FrameContext& ctx) {
+std::vector<Line> detail_body(const History& history, const PublishedTick& report,
+                              const UiState& state, const FrameContext& ctx) {
   const PortsTable ports = build_ports_table(report, state);
   if (ports.rows.empty()) return {text_line("  no port selected", Tone::dim)};
-  const PortReport& pr =
+  const TickPort& pr =
       report.ports[ports.port_indices[std::min(state.port_cursor, ports.rows.size() - 1)]];
   const DeviceSample& dev = report.snapshot.devices[pr.device_index];
   const PortSample& port = dev.ports[pr.port_index];
@@ -544,7 +546,7 @@ const std::vector<std::string>& pfc_columns() {
   return kColumns;
 }
 
-std::vector<Row> pfc_rows(const PortReport& port) {
+std::vector<Row> pfc_rows(const TickPort& port) {
   // Priorities with PFC on or any non-zero per-priority counter (idle ones repeat zeros).
   std::set<std::string> priorities;
   std::map<std::string, bool> enabled;
@@ -590,7 +592,7 @@ std::vector<Row> pfc_rows(const PortReport& port) {
   return rows;
 }
 
-Counts counts_for(const Report& report, const UiState& state, const FrameContext& ctx) {
+Counts counts_for(const PublishedTick& report, const UiState& state, const FrameContext& ctx) {
   Counts c;
   c.ports = build_ports_table(report, state).rows.size();
   c.findings = visible_findings(report, state).size();
@@ -599,7 +601,7 @@ Counts counts_for(const Report& report, const UiState& state, const FrameContext
 }
 
 Frame render_frame(const History& history, UiState& state, const FrameContext& ctx) {
-  const Report& report = *history.latest();
+  const PublishedTick& report = *history.latest();
   Frame frame;
   append(frame, header_lines(report, state, ctx));
   frame.push_back(Line{});

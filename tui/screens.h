@@ -20,15 +20,15 @@ struct FrameContext {
   bool unicode = true;     ///< block-element sparklines; ASCII otherwise
 };
 
-/// Row counts the keys act on, for the current Report and state.
-Counts counts_for(const Report& report, const UiState& state, const FrameContext& ctx);
+/// Row counts the keys act on, for the current PublishedTick and state.
+Counts counts_for(const PublishedTick& report, const UiState& state, const FrameContext& ctx);
 
 /// Renders the current view of `history.latest()` (which must not be null). Clamps the cursors
 /// and the scroll offset in `state` to what exists, so keys never point past the end.
 Frame render_frame(const History& history, UiState& state, const FrameContext& ctx);
 
 /// The per-priority PFC table of one port (also used by the detail view tests).
-std::vector<Row> pfc_rows(const PortReport& port);
+std::vector<Row> pfc_rows(const TickPort& port);
 const std::vector<std::string>& pfc_columns();
 
 }  // namespace rdmatop::tui

@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 
 namespace rdmatop {
 

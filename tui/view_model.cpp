@@ -18,7 +18,7 @@ bool rate_ok(const Rate& r) {
 }
 
 /// Rates of every series named `name` whose `direction` label equals `direction` ("" = any).
-std::vector<Rate> rates_of(const PortReport& port, const std::string& name,
+std::vector<Rate> rates_of(const TickPort& port, const std::string& name,
                            const std::string& direction = "*") {
   std::vector<Rate> out;
   for (const auto& s : port.series) {
@@ -63,13 +63,13 @@ int severity_rank(Severity s) {
 
 }  // namespace
 
-void History::push(std::shared_ptr<const Report> report) {
+void History::push(std::shared_ptr<const PublishedTick> report) {
   if (!report) return;
   reports_.push_back(std::move(report));
   while (reports_.size() > capacity_) reports_.pop_front();
 }
 
-void History::replace_latest(std::shared_ptr<const Report> report) {
+void History::replace_latest(std::shared_ptr<const PublishedTick> report) {
   if (!report) return;
   if (reports_.empty()) {
     reports_.push_back(std::move(report));
@@ -78,11 +78,11 @@ void History::replace_latest(std::shared_ptr<const Report> report) {
   }
 }
 
-std::shared_ptr<const Report> History::latest() const {
+std::shared_ptr<const PublishedTick> History::latest() const {
   return reports_.empty() ? nullptr : reports_.back();
 }
 
-std::shared_ptr<const Report> History::previous() const {
+std::shared_ptr<const PublishedTick> History::previous() const {
   return reports_.size() < 2 ? nullptr : reports_[reports_.size() - 2];
 }
 
@@ -104,7 +104,7 @@ std::optional<Rate> combine_rates(const std::vector<Rate>& rates, bool take_max)
   return out;
 }
 
-PortFigures port_figures(const PortReport& port) {
+PortFigures port_figures(const TickPort& port) {
   PortFigures f;
   f.rx_bytes = combine_rates(rates_of(port, "rdma_bytes_total", "rx"), false);
   f.tx_bytes = combine_rates(rates_of(port, "rdma_bytes_total", "tx"), false);
@@ -167,7 +167,7 @@ Row finding_row(const Finding& finding) {
   return row;
 }
 
-std::vector<const Finding*> visible_findings(const Report& report, const UiState& state) {
+std::vector<const Finding*> visible_findings(const PublishedTick& report, const UiState& state) {
   std::vector<const Finding*> out;
   for (const bool want_resolved : {false, true}) {
     for (const Finding& f : report.findings) {
@@ -178,12 +178,12 @@ std::vector<const Finding*> visible_findings(const Report& report, const UiState
   return out;
 }
 
-std::string port_label(const Report& report, const PortReport& port) {
+std::string port_label(const PublishedTick& report, const TickPort& port) {
   const DeviceSample& dev = report.snapshot.devices[port.device_index];
   return fmt::format("{}/{}", dev.name, dev.ports[port.port_index].port);
 }
 
-const Finding* worst_finding(const Report& report, const PortReport& port) {
+const Finding* worst_finding(const PublishedTick& report, const TickPort& port) {
   const DeviceSample& dev = report.snapshot.devices[port.device_index];
   const std::string port_number = std::to_string(dev.ports[port.port_index].port);
   const Finding* worst = nullptr;
@@ -199,14 +199,14 @@ const Finding* worst_finding(const Report& report, const PortReport& port) {
   return worst;
 }
 
-PortsTable build_ports_table(const Report& report, const UiState& state) {
+PortsTable build_ports_table(const PublishedTick& report, const UiState& state) {
   struct Entry {
     Row row;
     std::size_t index;
   };
   std::vector<Entry> entries;
   for (std::size_t i = 0; i < report.ports.size(); ++i) {
-    const PortReport& pr = report.ports[i];
+    const TickPort& pr = report.ports[i];
     const PortSample& port = report.snapshot.devices[pr.device_index].ports[pr.port_index];
     const PortFigures f = port_figures(pr);
     Row row;

@@ -1,6 +1,7 @@
-// The TUI's view model: PURE functions from a Report (plus a short history of earlier Reports)
-// and the UI state to rows of cells with colour classes. No terminal here (btop's collect ->
-// draw split, github.com/aristocratos/btop), so every decision the screen shows is unit-tested.
+// The TUI's view model: PURE functions from a PublishedTick (plus a short history of earlier
+// PublishedTicks) and the UI state to rows of cells with colour classes. No terminal here (btop's
+// collect -> draw split, github.com/aristocratos/btop), so every decision the screen shows is
+// unit-tested.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop::tui {
 
@@ -50,22 +51,22 @@ struct UiState {
   double interval_seconds = 1.0;
 };
 
-/// Previous Reports, oldest first, for sparklines and raw-counter rates.
+/// Previous PublishedTicks, oldest first, for sparklines and raw-counter rates.
 class History {
  public:
   explicit History(std::size_t capacity = 60) : capacity_(capacity) {}
-  void push(std::shared_ptr<const Report> report);
-  /// Puts a republished latest Report (the fast path's findings merged into the same tick) in
-  /// place of the latest one, so sparklines still get one point per tick.
-  void replace_latest(std::shared_ptr<const Report> report);
-  const std::deque<std::shared_ptr<const Report>>& reports() const { return reports_; }
-  std::shared_ptr<const Report> latest() const;
-  /// The Report before the latest one, or null.
-  std::shared_ptr<const Report> previous() const;
+  void push(std::shared_ptr<const PublishedTick> report);
+  /// Puts a republished latest PublishedTick (the fast path's findings merged into the same tick)
+  /// in place of the latest one, so sparklines still get one point per tick.
+  void replace_latest(std::shared_ptr<const PublishedTick> report);
+  const std::deque<std::shared_ptr<const PublishedTick>>& reports() const { return reports_; }
+  std::shared_ptr<const PublishedTick> latest() const;
+  /// The PublishedTick before the latest one, or null.
+  std::shared_ptr<const PublishedTick> previous() const;
 
  private:
   std::size_t capacity_;
-  std::deque<std::shared_ptr<const Report>> reports_;
+  std::deque<std::shared_ptr<const PublishedTick>> reports_;
 };
 
 /// Columns of the ports table, in display order.
@@ -75,7 +76,7 @@ struct PortsTable {
   std::vector<Row> rows;                  ///< sorted and filtered
   std::vector<std::size_t> port_indices;  ///< rows[i] shows report.ports[port_indices[i]]
 };
-PortsTable build_ports_table(const Report& report, const UiState& state);
+PortsTable build_ports_table(const PublishedTick& report, const UiState& state);
 
 /// Key per-port figures (also what the sparklines plot). Each is a combined Rate: a sum or max
 /// over the contributing series, whose state is init/reset/stale when any input is not ok.
@@ -87,7 +88,7 @@ struct PortFigures {
   std::optional<Rate> retransmits;         ///< rdma_retransmits_total + rdma_ack_timeouts_total
   std::optional<Rate> drops;               ///< port discards (both directions) + out_of_buffer
 };
-PortFigures port_figures(const PortReport& port);
+PortFigures port_figures(const TickPort& port);
 
 /// Sum (or max) of rates; nullopt when `rates` is empty; the first non-ok state wins.
 std::optional<Rate> combine_rates(const std::vector<Rate>& rates, bool take_max);
@@ -99,11 +100,11 @@ Tone pause_tone(double fraction);
 Tone severity_tone(Severity severity);
 
 /// Findings that are not resolved first, then the rest, filtered by `state.filter`.
-std::vector<const Finding*> visible_findings(const Report& report, const UiState& state);
+std::vector<const Finding*> visible_findings(const PublishedTick& report, const UiState& state);
 /// "SEV", "RULE", "WHERE", "STATE", "SUMMARY" cells of one finding.
 Row finding_row(const Finding& finding);
 /// The worst active (pending or firing) finding on a port, or null.
-const Finding* worst_finding(const Report& report, const PortReport& port);
+const Finding* worst_finding(const PublishedTick& report, const TickPort& port);
 
 /// One character per value, scaled to the window's maximum (0 at the bottom). Missing values
 /// are blanks. `unicode` uses block elements; otherwise the ASCII ramp "_.:-=+*#" (non-UTF-8
@@ -113,6 +114,6 @@ std::string sparkline(const std::vector<std::optional<double>>& values, bool uni
 /// Case-insensitive substring match; an empty needle matches.
 bool matches_filter(const Row& row, const std::string& filter);
 
-std::string port_label(const Report& report, const PortReport& port);
+std::string port_label(const PublishedTick& report, const TickPort& port);
 
 }  // namespace rdmatop::tui

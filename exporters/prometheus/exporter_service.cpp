@@ -42,7 +42,7 @@ ExporterService::~ExporterService() {
 
 void ExporterService::poll_once() {
   const auto start = std::chrono::steady_clock::now();
-  const std::shared_ptr<const Report> report = monitor_.step();
+  const std::shared_ptr<const PublishedTick> report = monitor_.step();
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const std::lock_guard<std::mutex> lock(mutex_);

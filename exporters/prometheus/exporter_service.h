@@ -2,7 +2,7 @@
 // against slow and idle clients) serving /metrics, a landing page at / and /-/healthy, basic
 // auth on /metrics (basic_auth.h), and ONE poll thread that calls Monitor::step()
 // every interval. Collection is decoupled from scrapes: a scrape only serializes the latest
-// published Report, so concurrent scrapes never read the kernel nor wait for each other or for
+// PublishedTick, so concurrent scrapes never read the kernel nor wait for each other or for
 // a collection, and a scrape storm cannot make the kernel reads more frequent.
 #pragma once
 
@@ -16,10 +16,10 @@
 
 #include "collector/model/result.h"
 #include "exporters/http/http_server.h"
-#include "exporters/monitor/monitor.h"
 #include "exporters/prometheus/basic_auth.h"
 #include "exporters/prometheus/metrics_collectable.h"
 #include "exporters/prometheus/metrics_page.h"
+#include "pipeline/monitor.h"
 
 namespace rdmatop {
 
@@ -63,7 +63,7 @@ class ExporterService {
   ExporterOptions options_;
   MetricsOptions metrics_;
 
-  mutable std::mutex mutex_;  // guards poll_ (the Report itself is published by Monitor)
+  mutable std::mutex mutex_;  // guards poll_ (the PublishedTick itself is published by Monitor)
   PollStatus poll_;
   std::condition_variable_any wake_;
 

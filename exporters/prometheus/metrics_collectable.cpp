@@ -71,8 +71,8 @@ void add_series(const Series& s, const Info* info, FamilySet& out) {
           s.labels, s.value);
 }
 
-void add_canonical_series(const Report& report, FamilySet& out) {
-  for (const PortReport& port : report.ports) {
+void add_canonical_series(const PublishedTick& report, FamilySet& out) {
+  for (const TickPort& port : report.ports) {
     for (const SeriesWithRate& s : port.series) {
       // Port-scope host-configuration series (PFC, QP counters) may be in only that table.
       if (const MetricInfo* info = find_metric(s.series.name)) {
@@ -83,7 +83,7 @@ void add_canonical_series(const Report& report, FamilySet& out) {
     }
   }
   // Device- and host-scope configuration series (firmware, devlink health, NUMA node, IRQs,
-  // RDMA processes) carry no port: they are in Report::host_series, not a port's.
+  // RDMA processes) carry no port: they are in PublishedTick::host_series, not a port's.
   for (const SeriesWithRate& s : report.host_series) {
     add_series(s.series, find_host_config_metric(s.series.name), out);
   }
@@ -171,7 +171,7 @@ void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
 
 // Alert-style series, like Prometheus' own ALERTS{alertname, alertstate}: pending and firing
 // findings only (a resolved one is not active, so it is absent, as in ALERTS).
-void add_findings(const Report& report, FamilySet& out) {
+void add_findings(const PublishedTick& report, FamilySet& out) {
   for (const Finding& finding : report.findings) {
     if (finding.state == FindingState::resolved) continue;
     std::map<std::string, std::string> labels;
@@ -196,7 +196,7 @@ void add_findings(const Report& report, FamilySet& out) {
 
 // Coverage: a rule whose inputs no source provides on this host cannot fire, and a dashboard
 // must be able to tell that silence from health.
-void add_rule_coverage(const Report& report, FamilySet& out) {
+void add_rule_coverage(const PublishedTick& report, FamilySet& out) {
   for (const RuleCoverage& c : report.coverage) {
     out.add("rdmatop_rule_evaluable",
             "1 when every input series a rule needs exists on this host at the last collection, "
@@ -292,7 +292,7 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
   FamilySet out;
   add_self_metrics(view, options, out);
   if (view.report != nullptr) {
-    const Report& report = *view.report;
+    const PublishedTick& report = *view.report;
     add_canonical_series(report, out);
     add_info_metrics(report.snapshot, out);
     add_findings(report, out);

@@ -1,6 +1,6 @@
-// The exporter's data model: one Report (plus the poll loop's own health) -> the Prometheus
+// The exporter's data model: one PublishedTick (plus the poll loop's own health) -> the Prometheus
 // metric families a scrape returns. Pure: no I/O, no clock, no HTTP, so it is unit-tested with
-// prometheus-cpp's TextSerializer alone. Values are built from the latest published Report
+// prometheus-cpp's TextSerializer alone. Values are built from the latest PublishedTick
 // (once per collection, see ReportCollectable) because prometheus-cpp's Counter only increments and
 // cannot mirror an absolute kernel counter (prometheus-cpp core/include/prometheus/counter.h).
 #pragma once
@@ -20,11 +20,11 @@
 #include "collector/source/file_source.h"
 #include "exporters/prometheus/process_metrics.h"
 #include "exporters/prometheus/raw_counter_filter.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
-/// Health of the exporter's poll loop, published with each Report.
+/// Health of the exporter's poll loop, published with each PublishedTick.
 struct PollStatus {
   std::uint64_t polls = 0;  ///< Monitor::step() calls completed
   /// Per (source, target): collections in which a read of it failed. Every source ever read
@@ -40,9 +40,9 @@ struct MetricsOptions {
   std::string version;          ///< rdmatop_build_info{version}
 };
 
-/// What a scrape serves: the latest Report (null before the first poll) and the poll status.
+/// What a scrape serves: the latest PublishedTick (null before the first poll) and the poll status.
 struct ExporterView {
-  std::shared_ptr<const Report> report;
+  std::shared_ptr<const PublishedTick> report;
   PollStatus poll;
   std::optional<ProcessMetrics> process;  ///< the exporter process itself (process_*)
 };
@@ -52,14 +52,14 @@ struct ExporterView {
 void count_source_errors(const Snapshot& snapshot,
                          std::map<std::pair<std::string, std::string>, std::uint64_t>& errors);
 
-/// Report -> metric families, sorted by family name. `view.report` may be null: then only the
-/// exporter's self-metrics are returned.
+/// PublishedTick -> metric families, sorted by family name. `view.report` may be null: then only
+/// the exporter's self-metrics are returned.
 std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& view,
                                                             const MetricsOptions& options);
 
 /// Adapts build_metric_families to prometheus-cpp's pull interface. `view` must be cheap and
 /// thread-safe: scrapes call it concurrently and must never touch the kernel. The families are
-/// built once per collection (per published Report and poll count) and every scrape of that
+/// built once per collection (per PublishedTick and poll count) and every scrape of that
 /// collection is served the cached families: building them was most of a scrape's time.
 /// Each rebuild also reads the exporter's own process metrics from /proc/self (a few small
 /// procfs reads, never sysfs or the NIC).
@@ -73,7 +73,8 @@ class ReportCollectable : public prometheus::Collectable {
 
  private:
   struct Cached {
-    std::shared_ptr<const Report> report;  ///< held, so a new Report can never reuse its address
+    std::shared_ptr<const PublishedTick>
+        report;  ///< held, so a new PublishedTick can never reuse its address
     std::uint64_t polls = 0;
     std::shared_ptr<const std::vector<prometheus::MetricFamily>> families;
   };

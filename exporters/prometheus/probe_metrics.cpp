@@ -54,7 +54,7 @@ Labels without(const Labels& labels, const std::string& name) {
 
 }  // namespace
 
-std::vector<MetricFamily> probe_metric_families(const Report& report) {
+std::vector<MetricFamily> probe_metric_families(const PublishedTick& report) {
   std::map<std::string, MetricFamily> families;
   std::map<std::string, std::map<Labels, HistogramParts>> histograms;
   for (const SeriesWithRate& s : report.probe_series) {

@@ -6,12 +6,12 @@
 #include <prometheus/metric_family.h>
 #include <vector>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
 /// Metric families of `report.probe_series`, sorted by name. Empty when no prober runs.
-std::vector<prometheus::MetricFamily> probe_metric_families(const Report& report);
+std::vector<prometheus::MetricFamily> probe_metric_families(const PublishedTick& report);
 
 /// Merges `more` into `families`, keeping them sorted by name (both are sorted on input).
 void merge_metric_families(std::vector<prometheus::MetricFamily>& families,

@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "exporters/monitor/monitor.h"
+#include "collector/snapshot_provider.h"
 #include "exporters/recording/recording_set.h"
 #include "exporters/recording/recording_time.h"
 

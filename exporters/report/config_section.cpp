@@ -18,7 +18,7 @@ constexpr int kPriorities = 8;
 constexpr std::uint8_t kSelectorDscp = 5;  // IEEE_8021QAZ_APP_SEL_DSCP
 constexpr std::uint16_t kStormAuto = 0xffff;
 
-const NetdevSample* netdev_of(const Report& report, const PortReport& pr) {
+const NetdevSample* netdev_of(const PublishedTick& report, const TickPort& pr) {
   return pr.netdev_index ? &report.snapshot.netdevs[*pr.netdev_index] : nullptr;
 }
 
@@ -94,7 +94,7 @@ std::string dcb_table(const DcbInfo& dcb) {
   return table.render("      ");
 }
 
-std::string port_text(const Report& report, const PortReport& pr) {
+std::string port_text(const PublishedTick& report, const TickPort& pr) {
   const DeviceSample& dev = report.snapshot.devices[pr.device_index];
   const PortSample& port = dev.ports[pr.port_index];
   const NetdevSample* nd = netdev_of(report, pr);
@@ -152,16 +152,16 @@ std::string device_text(const DeviceSample& dev) {
 
 }  // namespace
 
-std::string render_config_text(const Report& report) {
+std::string render_config_text(const PublishedTick& report) {
   std::string out;
-  for (const PortReport& pr : report.ports) out += port_text(report, pr);
+  for (const TickPort& pr : report.ports) out += port_text(report, pr);
   for (const DeviceSample& dev : report.snapshot.devices) out += device_text(dev);
   return out.empty() ? "  no RDMA devices\n" : out;
 }
 
-ojson render_config_json(const Report& report) {
+ojson render_config_json(const PublishedTick& report) {
   ojson ports = ojson::array();
-  for (const PortReport& pr : report.ports) {
+  for (const TickPort& pr : report.ports) {
     const DeviceSample& dev = report.snapshot.devices[pr.device_index];
     const PortSample& port = dev.ports[pr.port_index];
     const NetdevSample* nd = netdev_of(report, pr);

@@ -7,11 +7,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
-std::string render_config_text(const Report& report);
-nlohmann::ordered_json render_config_json(const Report& report);
+std::string render_config_text(const PublishedTick& report);
+nlohmann::ordered_json render_config_json(const PublishedTick& report);
 
 }  // namespace rdmatop

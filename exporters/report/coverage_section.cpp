@@ -124,7 +124,7 @@ std::string explain_missing_metric(const std::string& metric, const Snapshot& sn
                      join(others));
 }
 
-std::string render_coverage_text(const Report& report) {
+std::string render_coverage_text(const PublishedTick& report) {
   std::size_t evaluable = 0;
   // Rules with the same missing inputs are listed together: "RdmaProbeLoss, RdmaProbeQpErrors".
   std::map<std::vector<std::string>, std::vector<std::string>> by_missing;
@@ -151,7 +151,7 @@ std::string render_coverage_text(const Report& report) {
   return out;
 }
 
-ojson render_coverage_json(const Report& report) {
+ojson render_coverage_json(const PublishedTick& report) {
   ojson out = ojson::array();
   for (const RuleCoverage& c : report.coverage) {
     ojson why = ojson::object();

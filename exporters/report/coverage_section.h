@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
@@ -15,7 +15,7 @@ namespace rdmatop {
 /// not found in what was read, or the source that derives it was not read.
 std::string explain_missing_metric(const std::string& metric, const Snapshot& snapshot);
 
-std::string render_coverage_text(const Report& report);
-nlohmann::ordered_json render_coverage_json(const Report& report);
+std::string render_coverage_text(const PublishedTick& report);
+nlohmann::ordered_json render_coverage_json(const PublishedTick& report);
 
 }  // namespace rdmatop

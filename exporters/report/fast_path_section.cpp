@@ -20,7 +20,7 @@ std::string measure_text(const fast::FastPathPort& port) {
 
 }  // namespace
 
-std::string render_fast_path_text(const Report& report) {
+std::string render_fast_path_text(const PublishedTick& report) {
   if (!(report.fast_interval_seconds > 0)) return "";
   std::string out =
       fmt::format("  polls every {:g} ms (--fast-interval)\n", report.fast_interval_seconds * 1e3);
@@ -33,7 +33,7 @@ std::string render_fast_path_text(const Report& report) {
   return out;
 }
 
-nlohmann::ordered_json render_fast_path_json(const Report& report) {
+nlohmann::ordered_json render_fast_path_json(const PublishedTick& report) {
   if (!(report.fast_interval_seconds > 0)) return nullptr;
   nlohmann::ordered_json ports = nlohmann::ordered_json::array();
   for (const fast::FastPathPort& port : report.fast_path) {

@@ -7,13 +7,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
 /// "" when the fast path was off.
-std::string render_fast_path_text(const Report& report);
+std::string render_fast_path_text(const PublishedTick& report);
 /// null when the fast path was off.
-nlohmann::ordered_json render_fast_path_json(const Report& report);
+nlohmann::ordered_json render_fast_path_json(const PublishedTick& report);
 
 }  // namespace rdmatop

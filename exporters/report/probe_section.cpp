@@ -20,7 +20,7 @@ bool valid(const Rate& rate) {
   return rate.state == RateState::ok || rate.state == RateState::wrap;
 }
 
-Rate rate_of(const Report& report, const std::string& name, const Labels& stream) {
+Rate rate_of(const PublishedTick& report, const std::string& name, const Labels& stream) {
   for (const SeriesWithRate& s : report.probe_series) {
     if (s.series.name != name) continue;
     // The stream's labels plus at most the series' own extra label (scope).
@@ -57,7 +57,7 @@ ojson rate_value(const Rate& rate) {
 
 }  // namespace
 
-std::vector<ProbeStreamView> probe_stream_views(const Report& report) {
+std::vector<ProbeStreamView> probe_stream_views(const PublishedTick& report) {
   const std::vector<ProbeTargetSample>& probes = report.snapshot.probes;
   std::vector<ProbeStreamView> out;
   for (const ProbeTargetSample& p : probes) {
@@ -99,7 +99,7 @@ std::string stream_name(const ProbeTargetSample& sample) {
                               : sample.transport;
 }
 
-std::string render_probe_section_text(const Report& report) {
+std::string render_probe_section_text(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   if (snap.probes.empty() && !snap.prober) return "";
   std::string out;
@@ -150,7 +150,7 @@ std::string render_probe_section_text(const Report& report) {
   return out;
 }
 
-ojson probe_section_json(const Report& report) {
+ojson probe_section_json(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   ojson streams = ojson::array();
   for (const ProbeStreamView& v : probe_stream_views(report)) {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
 struct ProbeStreamView {
-  const ProbeTargetSample* sample = nullptr;  ///< into Report::snapshot.probes
+  const ProbeTargetSample* sample = nullptr;  ///< into PublishedTick::snapshot.probes
   Rate sent_rate;                             ///< probes per second over the interval
   Rate timeout_rate;
   Rate retransmit_rate;  ///< state init when the stream has no retransmit count
@@ -25,7 +25,7 @@ struct ProbeStreamView {
 };
 
 /// One view per probe stream, in Snapshot::probes order (target, transport, traffic class).
-std::vector<ProbeStreamView> probe_stream_views(const Report& report);
+std::vector<ProbeStreamView> probe_stream_views(const PublishedTick& report);
 
 /// Loss to show: over the interval when known, else since the prober started; none when
 /// nothing was ever sent.
@@ -38,8 +38,8 @@ std::optional<double> p50_vs_tcp(const ProbeStreamView& view);
 std::string stream_name(const ProbeTargetSample& sample);
 
 /// The PROBES section of the text report ("" when no prober ran).
-std::string render_probe_section_text(const Report& report);
+std::string render_probe_section_text(const PublishedTick& report);
 /// The "probes" member of the JSON report (docs/report-format.md).
-nlohmann::ordered_json probe_section_json(const Report& report);
+nlohmann::ordered_json probe_section_json(const PublishedTick& report);
 
 }  // namespace rdmatop

@@ -111,7 +111,7 @@ bool read_any(const Snapshot& snap) {
 
 }  // namespace
 
-std::string render_qp_counter_text(const Report& report) {
+std::string render_qp_counter_text(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   if (!read_any(snap)) return "";
   TextTable ports({"PORT", "MODE", "BOUND", "NOTE"});
@@ -150,7 +150,7 @@ std::string render_qp_counter_text(const Report& report) {
   return out;
 }
 
-std::optional<ojson> render_qp_counter_json(const Report& report) {
+std::optional<ojson> render_qp_counter_json(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   if (!read_any(snap)) return std::nullopt;
   ojson ports = ojson::array();

@@ -8,13 +8,13 @@
 #include <optional>
 #include <string>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
 /// Empty when nothing was read.
-std::string render_qp_counter_text(const Report& report);
+std::string render_qp_counter_text(const PublishedTick& report);
 /// nullopt when nothing was read, so reports without RDMA netlink keep their shape.
-std::optional<nlohmann::ordered_json> render_qp_counter_json(const Report& report);
+std::optional<nlohmann::ordered_json> render_qp_counter_json(const PublishedTick& report);
 
 }  // namespace rdmatop

@@ -19,7 +19,8 @@ namespace {
 using ojson = nlohmann::ordered_json;
 
 /// The rate of the device's IRQ series for `irq`; nullopt unless it is known (ok or wrap).
-std::optional<double> irq_rate(const Report& report, const std::string& device, std::uint32_t irq) {
+std::optional<double> irq_rate(const PublishedTick& report, const std::string& device,
+                               std::uint32_t irq) {
   for (const auto& s : report.host_series) {
     if (s.series.name != "rdma_irq_interrupts_total" ||
         label_value(s.series.labels, "device") != device ||
@@ -76,7 +77,7 @@ const SourceStatus* processes_status(const Snapshot& snap) {
   return it == snap.sources.end() ? nullptr : &*it;
 }
 
-std::string processes_text(const Report& report) {
+std::string processes_text(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   if (snap.rdma_processes.empty()) {
     const SourceStatus* status = processes_status(snap);
@@ -111,7 +112,7 @@ std::string processes_text(const Report& report) {
 
 }  // namespace
 
-std::string render_readiness_text(const Report& report) {
+std::string render_readiness_text(const PublishedTick& report) {
   std::string out;
   for (const DeviceSample& dev : report.snapshot.devices) {
     if (dev.pci_address.empty()) continue;
@@ -130,7 +131,7 @@ std::string render_readiness_text(const Report& report) {
   return (out.empty() ? "  no PCI RDMA devices\n" : out) + processes_text(report);
 }
 
-ojson render_readiness_json(const Report& report) {
+ojson render_readiness_json(const PublishedTick& report) {
   ojson devices = ojson::array();
   for (const DeviceSample& dev : report.snapshot.devices) {
     if (dev.pci_address.empty()) continue;

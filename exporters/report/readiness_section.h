@@ -6,11 +6,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
-std::string render_readiness_text(const Report& report);
-nlohmann::ordered_json render_readiness_json(const Report& report);
+std::string render_readiness_text(const PublishedTick& report);
+nlohmann::ordered_json render_readiness_json(const PublishedTick& report);
 
 }  // namespace rdmatop

@@ -50,7 +50,7 @@ ojson series_json(const SeriesWithRate& s) {
   return out;
 }
 
-ojson port_json(const PortSample& port, const PortReport* pr) {
+ojson port_json(const PortSample& port, const TickPort* pr) {
   ojson out{{"port", port.port},
             {"state", port.state},
             {"state_id", optional_json(port.state_id)},
@@ -142,7 +142,7 @@ ojson finding_json(const Finding& f) {
 
 }  // namespace
 
-std::string render_report_json(const Report& report) {
+std::string render_report_json(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   ojson doc{
       {"format", kReportFormat},
@@ -170,7 +170,7 @@ std::string render_report_json(const Report& report) {
     dj["resources"] = counters_json(dev.resources);
     ojson ports = ojson::array();
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
-      const PortReport* pr = nullptr;
+      const TickPort* pr = nullptr;
       for (const auto& candidate : report.ports) {
         if (candidate.device_index == d && candidate.port_index == p) pr = &candidate;
       }

@@ -1,9 +1,10 @@
-// Renders a Report as readable text or as the versioned JSON document (docs/report-format.md).
+// Renders a PublishedTick as readable text or as the versioned JSON document
+// (docs/report-format.md).
 #pragma once
 
 #include <string>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop {
 
@@ -11,8 +12,8 @@ namespace rdmatop {
 inline constexpr const char* kReportFormat = "rdmatop.report";
 inline constexpr int kReportFormatVersion = 1;
 
-std::string render_report_text(const Report& report);
+std::string render_report_text(const PublishedTick& report);
 /// Pretty-printed JSON (2-space indent), keys in a stable order, newline-terminated.
-std::string render_report_json(const Report& report);
+std::string render_report_json(const PublishedTick& report);
 
 }  // namespace rdmatop

@@ -44,11 +44,11 @@ std::string port_name(const DeviceSample& dev, const PortSample& port) {
   return fmt::format("{}/{}", dev.name, port.port);
 }
 
-std::string inventory(const Report& report) {
+std::string inventory(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   TextTable table({"PORT", "DRIVER", "STATE", "PHYS", "RATE", "LINK", "NETDEV", "OPER", "MTU",
                    "FIRMWARE", "BOARD", "HCA", "ROCE V2 GID"});
-  for (const PortReport& pr : report.ports) {
+  for (const TickPort& pr : report.ports) {
     const DeviceSample& dev = snap.devices[pr.device_index];
     const PortSample& port = dev.ports[pr.port_index];
     const NetdevSample* nd = pr.netdev_index ? &snap.netdevs[*pr.netdev_index] : nullptr;
@@ -66,7 +66,7 @@ std::string inventory(const Report& report) {
   return table.empty() ? "  no RDMA ports found\n" : table.render("  ");
 }
 
-const Rate* find_rate(const PortReport& pr, const std::string& name, const std::string& direction,
+const Rate* find_rate(const TickPort& pr, const std::string& name, const std::string& direction,
                       const std::string& priority) {
   for (const auto& s : pr.series) {
     if (s.series.name == name && label_value(s.series.labels, "direction") == direction &&
@@ -77,7 +77,7 @@ const Rate* find_rate(const PortReport& pr, const std::string& name, const std::
   return nullptr;
 }
 
-std::string rate_cell(const PortReport& pr, const std::string& name, const std::string& direction,
+std::string rate_cell(const TickPort& pr, const std::string& name, const std::string& direction,
                       const std::string& priority, const std::string& suffix) {
   const Rate* rate = find_rate(pr, name, direction, priority);
   return rate ? format_rate(*rate, suffix) : kAbsentCell;
@@ -100,7 +100,7 @@ const std::set<std::string> kInventoryGauges = {
 const std::set<std::string> kConfigSectionSeries = {"rdma_dcb_dscp_priority",
                                                     "rdma_dcb_trust_dscp"};
 
-std::string pfc_state(const PortReport& pr, const std::string& priority) {
+std::string pfc_state(const TickPort& pr, const std::string& priority) {
   for (const auto& s : pr.series) {
     if (s.series.name == "rdma_pfc_enabled" &&
         label_value(s.series.labels, "priority") == priority) {
@@ -113,7 +113,7 @@ std::string pfc_state(const PortReport& pr, const std::string& priority) {
 /// Per-priority PFC: share of time paused (pause seconds per second), frames, transitions,
 /// traffic, discards and ECN marks, one row per priority that has PFC on or any non-zero
 /// counter (idle priorities would only repeat zeros).
-std::string pfc_table(const PortReport& pr) {
+std::string pfc_table(const TickPort& pr) {
   std::set<std::string> priorities;
   for (const auto& s : pr.series) {
     const std::string& prio = label_value(s.series.labels, "priority");
@@ -151,7 +151,7 @@ std::string labels_suffix(const Labels& labels) {
 
 /// Every other canonical series with its rate. Per-priority series beyond the PFC table's
 /// columns are listed only when non-zero.
-std::string series_table(const PortReport& pr) {
+std::string series_table(const TickPort& pr) {
   TextTable table({"SERIES", "VALUE", "RATE"});
   for (const auto& s : pr.series) {
     if (kPfcTableSeries.count(s.series.name) != 0 || kInventoryGauges.count(s.series.name) != 0 ||
@@ -201,7 +201,7 @@ std::string finding_text(const Finding& f) {
 }
 
 /// Live findings: from rates and current values.
-std::string findings(const Report& report) {
+std::string findings(const PublishedTick& report) {
   std::map<Severity, int> active;
   std::size_t live = 0;
   for (const auto& f : report.findings) {
@@ -226,7 +226,7 @@ std::string findings(const Report& report) {
 }
 
 /// Lifetime evidence: what the counter totals said at the first observation.
-std::string history(const Report& report) {
+std::string history(const PublishedTick& report) {
   std::map<Severity, int> count;
   for (const auto& f : report.findings) {
     if (is_lifetime(f)) ++count[f.severity];
@@ -259,7 +259,7 @@ std::string sources(const Snapshot& snap, const std::vector<std::string>& rule_e
 
 }  // namespace
 
-std::string render_report_text(const Report& report) {
+std::string render_report_text(const PublishedTick& report) {
   const Snapshot& snap = report.snapshot;
   std::string out = fmt::format(
       "rdmatop {} report: host {}, {:%Y-%m-%d %H:%M:%S} UTC, interval {:.2f} s\n\n",
@@ -268,7 +268,7 @@ std::string render_report_text(const Report& report) {
   out += "FINDINGS\n" + findings(report);
   out += "\nHISTORY (lifetime evidence)\n" + history(report);
   out += "\nINVENTORY\n" + inventory(report);
-  for (const PortReport& pr : report.ports) {
+  for (const TickPort& pr : report.ports) {
     const DeviceSample& dev = snap.devices[pr.device_index];
     const PortSample& port = dev.ports[pr.port_index];
     out += fmt::format("\nPORT {} ({}, {})\n", port_name(dev, port), or_dash(port.netdev),

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "collector/collect.h"
-#include "exporters/monitor/monitor.h"
+#include "collector/snapshot_provider.h"
 #include "exporters/simulator/host_model.h"
 #include "exporters/simulator/scenario.h"
 #include "exporters/simulator/tree_writer.h"

@@ -8,7 +8,7 @@
 
 #include "collector/model/snapshot.h"
 #include "collector/normalize/normalizer.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop::test {
 
@@ -57,10 +57,9 @@ inline Snapshot probed_snapshot(std::uint64_t sent, std::uint64_t answered,
 }
 
 /// Two ticks 10 s apart: 100 probes answered, then 90 of the next 100.
-inline Report two_probe_ticks() {
+inline PublishedTick two_probe_ticks() {
   const Observation first = make_observation(probed_snapshot(100, 100, std::chrono::seconds(10)));
-  return build_report(&first,
-                      make_observation(probed_snapshot(200, 190, std::chrono::seconds(20))));
+  return build_tick(&first, make_observation(probed_snapshot(200, 190, std::chrono::seconds(20))));
 }
 
 }  // namespace rdmatop::test

@@ -10,19 +10,19 @@
 
 #include "collector/model/snapshot.h"
 #include "exporters/prometheus/metrics_collectable.h"
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop::test {
 
 /// The report of a single tick (no previous one, so no rates).
-inline Report report_of(Snapshot s) {
-  return build_report(nullptr, make_observation(std::move(s)));
+inline PublishedTick report_of(Snapshot s) {
+  return build_tick(nullptr, make_observation(std::move(s)));
 }
 
 /// What the exporter serves after one poll of `s`, in the Prometheus text format.
 inline std::string exposition_of(Snapshot s) {
   ExporterView view;
-  view.report = std::make_shared<const Report>(report_of(std::move(s)));
+  view.report = std::make_shared<const PublishedTick>(report_of(std::move(s)));
   view.poll.polls = 1;
   return prometheus::TextSerializer().Serialize(build_metric_families(view, MetricsOptions{}));
 }

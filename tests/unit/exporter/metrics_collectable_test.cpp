@@ -62,9 +62,9 @@ Finding finding(FindingState state) {
 ExporterView view_of(std::vector<Finding> findings = {}) {
   const Observation first = make_observation(rxe_snapshot(1000, std::chrono::seconds(10)));
   ExporterView v;
-  v.report = std::make_shared<const Report>(
-      build_report(&first, make_observation(rxe_snapshot(6000, std::chrono::seconds(15))),
-                   std::move(findings), {"rules.yaml:1:1: bad"}));
+  v.report = std::make_shared<const PublishedTick>(
+      build_tick(&first, make_observation(rxe_snapshot(6000, std::chrono::seconds(15))),
+                 std::move(findings), {"rules.yaml:1:1: bad"}));
   v.poll.polls = 3;
   v.poll.last_poll_duration_seconds = 0.25;
   v.poll.last_poll_end_unix_seconds = 1700000015.5;
@@ -192,9 +192,9 @@ TEST_CASE("exporter: active findings become alert-style series, resolved ones va
 TEST_CASE("exporter: label values with quotes, backslashes and newlines are escaped",
           "[exporter]") {
   ExporterView v = view_of();
-  Report r = *v.report;
+  PublishedTick r = *v.report;
   r.snapshot.devices[0].fw_ver = "a\"b\\c\nd";
-  v.report = std::make_shared<const Report>(std::move(r));
+  v.report = std::make_shared<const PublishedTick>(std::move(r));
   CHECK(contains(text(build_metric_families(v, options())), "fw_ver=\"a\\\"b\\\\c\\nd\""));
 }
 
@@ -216,13 +216,13 @@ TEST_CASE("exporter: scrapes of one collection share its families; a new one is 
   CHECK(contains(first, "\nprocess_start_time_seconds "));
   CHECK(contains(first, "\nprocess_open_fds "));
   CHECK_FALSE(contains(first, "\nprocess_resident_memory_bytes 0\n"));
-  // Same Report, next poll: the poll health changed, so the cache must not be served.
+  // Same PublishedTick, next poll: the poll health changed, so the cache must not be served.
   {
     const std::lock_guard<std::mutex> lock(mutex);
     current.poll.polls = 4;
   }
   CHECK(contains(text(collectable.Collect()), "rdmatop_collections_total 4\n"));
-  // A new Report with the same poll count (the poll count lags the publish): rebuilt too.
+  // A new PublishedTick with the same poll count (the poll count lags the publish): rebuilt too.
   {
     const std::lock_guard<std::mutex> lock(mutex);
     current.report = view_of({finding(FindingState::firing)}).report;

@@ -31,7 +31,7 @@ Snapshot probed(std::uint64_t sent, std::uint64_t answered, std::chrono::seconds
 ExporterView view_of(const Snapshot& first_snap, const Snapshot& last_snap) {
   const Observation first = make_observation(first_snap);
   ExporterView v;
-  v.report = std::make_shared<const Report>(build_report(&first, make_observation(last_snap)));
+  v.report = std::make_shared<const PublishedTick>(build_tick(&first, make_observation(last_snap)));
   v.poll.polls = 2;
   return v;
 }

@@ -15,7 +15,7 @@
 #include "collector/collect.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 #include "rules/builtin_pack.h"
 #include "tests/support/temp_dir.h"
 

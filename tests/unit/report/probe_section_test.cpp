@@ -11,7 +11,7 @@ using namespace rdmatop;
 using test::two_probe_ticks;
 
 TEST_CASE("probe views: loss over the interval and the TCP baseline", "[report][probe]") {
-  const Report report = two_probe_ticks();
+  const PublishedTick report = two_probe_ticks();
   const auto views = probe_stream_views(report);
   REQUIRE(views.size() == 3);
   // rc_send: 100 sent and 10 timed out in the 10 s interval.
@@ -26,8 +26,8 @@ TEST_CASE("probe views: loss over the interval and the TCP baseline", "[report][
   CHECK_FALSE(views[2].interval_loss.has_value());
   CHECK_FALSE(shown_loss(views[2]).has_value());
   // A single snapshot has no interval: the loss since the prober started is shown.
-  const Report single =
-      build_report(nullptr, make_observation(test::probed_snapshot(200, 190, {})));
+  const PublishedTick single =
+      build_tick(nullptr, make_observation(test::probed_snapshot(200, 190, {})));
   const auto first_views = probe_stream_views(single);
   CHECK_FALSE(first_views[0].interval_loss.has_value());
   CHECK(shown_loss(first_views[0]) == Approx(0.05));
@@ -71,9 +71,9 @@ TEST_CASE("JSON report: probes member only when a prober ran", "[report][probe]"
   CHECK(streams[2]["rtt"].is_null());
   CHECK(streams[2]["retransmits"].is_null());
   CHECK(doc["probes"]["prober"]["registered_bytes"] == 131072);
-  const auto plain = nlohmann::json::parse(render_report_json(build_report(nullptr, {})));
+  const auto plain = nlohmann::json::parse(render_report_json(build_tick(nullptr, {})));
   CHECK_FALSE(plain.contains("probes"));
-  CHECK(render_report_text(build_report(nullptr, {})).find("PROBES") == std::string::npos);
+  CHECK(render_report_text(build_tick(nullptr, {})).find("PROBES") == std::string::npos);
 }
 
 TEST_CASE("report: why retransmits are port-level, once per reason", "[report][probe]") {
@@ -91,7 +91,7 @@ TEST_CASE("report: why retransmits are port-level, once per reason", "[report][p
   off.retransmit_scope = "port";
   off.retransmit_note = "QP counter binding off";
   snap.probes.push_back(off);
-  const Report report = build_report(nullptr, make_observation(snap));
+  const PublishedTick report = build_tick(nullptr, make_observation(snap));
 
   const std::string text = render_report_text(report);
   CHECK(text.find("retransmits port-level for 2 streams: " + refused + "\n") != std::string::npos);

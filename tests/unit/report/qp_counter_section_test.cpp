@@ -77,7 +77,7 @@ TEST_CASE("which drivers bind, and raw names as canonical counters", "[report][q
 
 TEST_CASE("QP COUNTERS text: modes, bound counters with owner and key counters, cannot-bind",
           "[report][qp_counters]") {
-  const Report report = report_of(snapshot_with_qp_counters());
+  const PublishedTick report = report_of(snapshot_with_qp_counters());
   REQUIRE(render_report_text(report).find("\nQP COUNTERS\n") != std::string::npos);
   const std::string text = render_qp_counter_text(report);
   INFO(text);
@@ -126,7 +126,7 @@ TEST_CASE("QP COUNTERS JSON: per port, null where absent; no section when not re
       p.bound_counters.clear();
     }
   }
-  const Report report = report_of(unread);
+  const PublishedTick report = report_of(unread);
   CHECK_FALSE(nlohmann::json::parse(render_report_json(report)).contains("qp_counters"));
   CHECK(render_report_text(report).find("QP COUNTERS") == std::string::npos);
 }

@@ -12,7 +12,7 @@
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
 #include "collector/vanished_tracker.h"
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 #include "rules/history.h"
 #include "tests/support/temp_dir.h"
 
@@ -39,7 +39,7 @@ class LiveCopy {
   void write(const fs::path& rel, const std::string& text) const {
     std::ofstream(sys() / rel, std::ios::trunc) << text;
   }
-  std::shared_ptr<const Report> step() { return monitor_->step(); }
+  std::shared_ptr<const PublishedTick> step() { return monitor_->step(); }
 
  private:
   test::TempDir dir_;
@@ -49,15 +49,15 @@ class LiveCopy {
   std::unique_ptr<Monitor> monitor_;
 };
 
-const SourceStatus* inventory_status(const Report& report, const std::string& target) {
+const SourceStatus* inventory_status(const PublishedTick& report, const std::string& target) {
   for (const SourceStatus& s : report.snapshot.sources) {
     if (s.source == kInventorySource && s.target == target) return &s;
   }
   return nullptr;
 }
 
-const SeriesWithRate* cnp_sent(const Report& report, const std::string& device) {
-  for (const PortReport& port : report.ports) {
+const SeriesWithRate* cnp_sent(const PublishedTick& report, const std::string& device) {
+  for (const TickPort& port : report.ports) {
     for (const SeriesWithRate& s : port.series) {
       if (s.series.name == "rdma_cnp_sent_total" &&
           label_value(s.series.labels, "device") == device)

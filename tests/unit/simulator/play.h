@@ -1,5 +1,5 @@
 // Test helper: plays a scenario through the real pipeline (simulator tree -> collectors ->
-// Monitor with the built-in rules) and keeps every published Report.
+// Monitor with the built-in rules) and keeps every PublishedTick.
 #pragma once
 
 #include <memory>
@@ -7,17 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "exporters/monitor/monitor.h"
 #include "exporters/simulator/sim_sources.h"
 #include "exporters/simulator/simulator.h"
+#include "pipeline/monitor.h"
 #include "rules/rule_set.h"
 
 namespace rdmatop::test {
 
 struct Played {
-  std::vector<std::shared_ptr<const Report>> reports;  ///< reports[i] is tick i + 1
-  std::vector<std::string> phases;                     ///< phase of each tick
-  std::vector<std::string> errors;                     ///< rule load/evaluation errors seen
+  std::vector<std::shared_ptr<const PublishedTick>> reports;  ///< reports[i] is tick i + 1
+  std::vector<std::string> phases;                            ///< phase of each tick
+  std::vector<std::string> errors;                            ///< rule load/evaluation errors seen
 };
 
 /// Plays `ticks` ticks (or until the timeline ends when ticks <= 0).
@@ -43,10 +43,10 @@ inline Played play(const sim::Scenario& scenario, int ticks = 0,
 }
 
 /// A scenario played with the PFC fast path polling every `fast_interval_s` of simulated time:
-/// every Report it published, fast republishes included, with the simulated time (unix ms) of
-/// its publication.
+/// every PublishedTick it published, fast republishes included, with the simulated time (unix ms)
+/// of its publication.
 struct PlayedFast {
-  std::vector<std::pair<std::int64_t, std::shared_ptr<const Report>>> published;
+  std::vector<std::pair<std::int64_t, std::shared_ptr<const PublishedTick>>> published;
   std::int64_t start_ms = 0;  ///< simulated wall time at the timeline's start
   std::vector<std::string> errors;
 };
@@ -85,8 +85,9 @@ inline PlayedFast play_fast(const sim::Scenario& scenario, double fast_interval_
 /// Findings of `report` whose state is firing and whose labels match; without a port, any
 /// finding of the device (device-level alerts such as the firmware ones have no port label);
 /// with a pid, only the findings about that process (the memlock ones have no device label).
-inline bool has_firing(const Report& report, const std::string& alert, const std::string& device,
-                       std::optional<std::uint32_t> port, const std::string& priority = "",
+inline bool has_firing(const PublishedTick& report, const std::string& alert,
+                       const std::string& device, std::optional<std::uint32_t> port,
+                       const std::string& priority = "",
                        std::optional<std::uint32_t> pid = std::nullopt) {
   for (const Finding& f : report.findings) {
     if (f.state != FindingState::firing || f.rule != alert) continue;

@@ -17,7 +17,7 @@ sim::Scenario parsed(const char* text) {
   return *s;
 }
 
-const SeriesWithRate* find_series(const Report& r, const std::string& device,
+const SeriesWithRate* find_series(const PublishedTick& r, const std::string& device,
                                   const std::string& name, const std::string& label = "",
                                   const std::string& value = "") {
   for (const auto& port : r.ports) {
@@ -179,7 +179,7 @@ phases:
 )");
   const auto played = test::play(s);
   REQUIRE(played.reports.size() == 2);
-  const Report& r = *played.reports[1];
+  const PublishedTick& r = *played.reports[1];
   const auto* on = find_series(r, "mlx5_0", "rdma_pfc_enabled", "priority", "3");
   const auto* off = find_series(r, "mlx5_1", "rdma_pfc_enabled", "priority", "3");
   REQUIRE(on != nullptr);

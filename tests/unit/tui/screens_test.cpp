@@ -15,8 +15,8 @@ using rdmatop::tui_test::make_finding;
 
 namespace {
 
-std::shared_ptr<const Report> busy_report(double rx_per_second) {
-  Report r;
+std::shared_ptr<const PublishedTick> busy_report(double rx_per_second) {
+  PublishedTick r;
   r.snapshot.hostname = "host-a";
   r.snapshot.sources.push_back(SourceStatus{"sysfs", "mlx5_0", SourceState::ok, "", {}});
   r.snapshot.sources.push_back(
@@ -32,7 +32,7 @@ std::shared_ptr<const Report> busy_report(double rx_per_second) {
   add_port(r, "mlx5_1", 1, "ens2f0np0", "DOWN", {});
   r.findings.push_back(make_finding("RdmaPfcPushbackFromNetwork", Severity::warning,
                                     FindingState::firing, "mlx5_0", "1", "network pauses us"));
-  return std::make_shared<const Report>(std::move(r));
+  return std::make_shared<const PublishedTick>(std::move(r));
 }
 
 std::string text_of(const Frame& frame) {
@@ -200,12 +200,12 @@ TEST_CASE("a narrow terminal drops the least telling port columns first", "[tui]
 }
 
 TEST_CASE("finding text wraps at the terminal width instead of running off", "[tui]") {
-  Report r = *busy_report(1);
+  PublishedTick r = *busy_report(1);
   r.findings[0].annotations = {
       {"summary", "short"},
       {"remediation", "check the host receive path and the switch watchdog configuration now"}};
   tui::History h;
-  h.push(std::make_shared<const Report>(r));
+  h.push(std::make_shared<const PublishedTick>(r));
   UiState state;
   state.panel = Panel::findings;
   FrameContext ctx;
@@ -220,7 +220,7 @@ TEST_CASE("finding text wraps at the terminal width instead of running off", "[t
 
 TEST_CASE("probe panel: streams with RTTs, loss, the TCP baseline and a down target", "[tui]") {
   tui::History h;
-  h.push(std::make_shared<const Report>(test::two_probe_ticks()));
+  h.push(std::make_shared<const PublishedTick>(test::two_probe_ticks()));
   UiState state;
   const std::string text = text_of(render_frame(h, state, FrameContext{}));
   CHECK(contains(text, " PROBES  3 streams  prober: 2 targets, 2 QPs"));

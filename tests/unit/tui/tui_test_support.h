@@ -1,11 +1,11 @@
-// Hand-built Reports for the TUI tests: ports with chosen series and rates, findings.
+// Hand-built PublishedTicks for the TUI tests: ports with chosen series and rates, findings.
 #pragma once
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 namespace rdmatop::tui_test {
 
@@ -23,7 +23,7 @@ inline Labels sorted_labels(Labels labels) {
 }
 
 /// Adds device `device` (if new) with port `port` and the given series to `report`.
-inline void add_port(Report& report, const std::string& device, std::uint32_t port,
+inline void add_port(PublishedTick& report, const std::string& device, std::uint32_t port,
                      const std::string& netdev, const std::string& state,
                      const std::vector<SeriesSpec>& series) {
   auto dev_it = std::find_if(report.snapshot.devices.begin(), report.snapshot.devices.end(),
@@ -45,7 +45,7 @@ inline void add_port(Report& report, const std::string& device, std::uint32_t po
   ps.gids = {{3, "0000:0000:0000:0000:0000:ffff:c0a8:6401", "RoCE v2", netdev}};
   ps.hw_counters = {{"np_cnp_sent", 10}};
   dev_it->ports.push_back(ps);
-  PortReport pr;
+  TickPort pr;
   pr.device_index = static_cast<std::size_t>(dev_it - report.snapshot.devices.begin());
   pr.port_index = dev_it->ports.size() - 1;
   for (const auto& s : series) {

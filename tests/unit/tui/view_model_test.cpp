@@ -18,8 +18,8 @@ std::size_t column(const std::string& name) {
 }
 
 /// Three ports: mlx5_0/1 busy and paused, mlx5_0/2 idle, mlx5_1/1 down with a reset counter.
-Report three_ports() {
-  Report r;
+PublishedTick three_ports() {
+  PublishedTick r;
   add_port(r, "mlx5_0", 1, "ens1f0np0", "ACTIVE",
            {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::ok, 2e9, 1},
             {"rdma_bytes_total", {{"direction", "tx"}}, RateState::ok, 1e9, 1},
@@ -65,7 +65,7 @@ std::vector<std::string> first_column(const PortsTable& t) {
 }  // namespace
 
 TEST_CASE("ports table: one row per port, default device/port order", "[tui]") {
-  const Report r = three_ports();
+  const PublishedTick r = three_ports();
   const PortsTable t = build_ports_table(r, UiState{});
   CHECK(first_column(t) == std::vector<std::string>{"mlx5_0/1", "mlx5_0/2", "mlx5_1/1"});
   CHECK(t.port_indices == std::vector<std::size_t>{0, 1, 2});
@@ -73,7 +73,7 @@ TEST_CASE("ports table: one row per port, default device/port order", "[tui]") {
 }
 
 TEST_CASE("ports table sorts numerically by a column, words last", "[tui]") {
-  const Report r = three_ports();
+  const PublishedTick r = three_ports();
   UiState state;
   state.sort_column = column("RX B/s");
   state.sort_descending = true;
@@ -93,7 +93,7 @@ TEST_CASE("ports table sorts numerically by a column, words last", "[tui]") {
 }
 
 TEST_CASE("the filter matches any cell, case-insensitively", "[tui]") {
-  const Report r = three_ports();
+  const PublishedTick r = three_ports();
   UiState state;
   state.filter = "ENS1F1";
   CHECK(first_column(build_ports_table(r, state)) == std::vector<std::string>{"mlx5_0/2"});
@@ -106,7 +106,7 @@ TEST_CASE("the filter matches any cell, case-insensitively", "[tui]") {
 }
 
 TEST_CASE("pause occupancy is the max over priorities, coloured by threshold", "[tui]") {
-  const Report r = three_ports();
+  const PublishedTick r = three_ports();
   const PortsTable t = build_ports_table(r, UiState{});
   const Cell& rx = t.rows[0].cells[column("RX PAUSE")];
   CHECK(rx.text == "60%");
@@ -125,7 +125,7 @@ TEST_CASE("pause occupancy is the max over priorities, coloured by threshold", "
 }
 
 TEST_CASE("rate states show as words, never as numbers", "[tui]") {
-  const Report r = three_ports();
+  const PublishedTick r = three_ports();
   const PortsTable t = build_ports_table(r, UiState{});
   const Cell& init = t.rows[1].cells[column("CNP/s")];
   CHECK(init.text == "init");
@@ -139,7 +139,7 @@ TEST_CASE("rate states show as words, never as numbers", "[tui]") {
 }
 
 TEST_CASE("combined figures: sums, and the first non-ok state wins", "[tui]") {
-  const Report r = three_ports();
+  const PublishedTick r = three_ports();
   const PortsTable t = build_ports_table(r, UiState{});
   CHECK(t.rows[0].cells[column("CNP/s")].text == "150/s");
   CHECK(t.rows[0].cells[column("RETX/s")].text == "2/s");
@@ -158,7 +158,7 @@ TEST_CASE("combined figures: sums, and the first non-ok state wins", "[tui]") {
 }
 
 TEST_CASE("port state and worst finding carry colour classes", "[tui]") {
-  Report r = three_ports();
+  PublishedTick r = three_ports();
   r.findings.push_back(
       make_finding("RdmaCnpStorm", Severity::warning, FindingState::firing, "mlx5_0", "1", "w"));
   r.findings.push_back(
@@ -177,7 +177,7 @@ TEST_CASE("port state and worst finding carry colour classes", "[tui]") {
 }
 
 TEST_CASE("findings: active first, filterable, resolved dimmed", "[tui]") {
-  Report r = three_ports();
+  PublishedTick r = three_ports();
   r.findings.push_back(
       make_finding("RdmaOld", Severity::critical, FindingState::resolved, "mlx5_0", "2", "old"));
   r.findings.push_back(
@@ -217,9 +217,9 @@ TEST_CASE("sparkline ASCII fallback is pure ASCII", "[tui]") {
 TEST_CASE("history keeps a bounded window, oldest first", "[tui]") {
   tui::History h(2);
   CHECK(h.latest() == nullptr);
-  auto a = std::make_shared<const Report>();
-  auto b = std::make_shared<const Report>();
-  auto c = std::make_shared<const Report>();
+  auto a = std::make_shared<const PublishedTick>();
+  auto b = std::make_shared<const PublishedTick>();
+  auto c = std::make_shared<const PublishedTick>();
   h.push(a);
   CHECK(h.previous() == nullptr);
   h.push(b);

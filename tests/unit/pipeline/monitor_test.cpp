@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 
 using namespace rdmatop;
 
@@ -26,7 +26,7 @@ SnapshotProvider scripted(int ticks) {
   };
 }
 
-const SeriesWithRate* tx_packets(const Report& report) {
+const SeriesWithRate* tx_packets(const PublishedTick& report) {
   for (const auto& s : report.ports.at(0).series) {
     if (s.series.name == "rdma_packets_total") return &s;
   }

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <thread>
 
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 
 namespace rdmatop {
 

@@ -23,18 +23,18 @@ struct SeriesWithRate {
   Rate rate;
 };
 
-struct PortReport {
-  std::size_t device_index = 0;             ///< into Report::snapshot.devices
+struct TickPort {
+  std::size_t device_index = 0;             ///< into PublishedTick::snapshot.devices
   std::size_t port_index = 0;               ///< into that device's ports
-  std::optional<std::size_t> netdev_index;  ///< into Report::snapshot.netdevs
+  std::optional<std::size_t> netdev_index;  ///< into PublishedTick::snapshot.netdevs
   std::optional<GidEntry> roce_v2_gid;      ///< first routable RoCE v2 GID, if any
   std::vector<SeriesWithRate> series;       ///< canonical series of this port, sorted by key
 };
 
-struct Report {
-  Snapshot snapshot;              ///< the later of the two snapshots: what the report shows
-  double interval_seconds = 0;    ///< measured between the two snapshots; 0 for a single one
-  std::vector<PortReport> ports;  ///< in device, port order
+struct PublishedTick {
+  Snapshot snapshot;            ///< the later of the two snapshots: what the report shows
+  double interval_seconds = 0;  ///< measured between the two snapshots; 0 for a single one
+  std::vector<TickPort> ports;  ///< in device, port order
   /// Active-probe series (collector/normalize/probe_series.h): per stream, not per port.
   std::vector<SeriesWithRate> probe_series;  ///< sorted by series key
   /// Device-scope host-configuration series (host_config_series.h: IRQ counts, devlink,
@@ -50,8 +50,9 @@ struct Report {
 };
 
 /// `first` may be null (single snapshot: every rate is init).
-Report build_report(const Observation* first, Observation last, std::vector<Finding> findings = {},
-                    std::vector<std::string> rule_errors = {});
+PublishedTick build_tick(const Observation* first, Observation last,
+                         std::vector<Finding> findings = {},
+                         std::vector<std::string> rule_errors = {});
 
 /// Exit codes of `rdmatop report` (docs/cli.md).
 enum class ReportExit : int {
@@ -63,6 +64,6 @@ enum class ReportExit : int {
 };
 
 /// no_data when no RDMA device was read; otherwise the worst pending or firing finding.
-ReportExit report_exit_code(const Report& report);
+ReportExit report_exit_code(const PublishedTick& report);
 
 }  // namespace rdmatop

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "exporters/report/report_model.h"
 #include "exporters/report/report_render.h"
+#include "pipeline/tick.h"
 
 using namespace rdmatop;
 
@@ -32,7 +32,7 @@ Snapshot rxe_snapshot(std::uint64_t sent, std::uint64_t rcvd, std::chrono::secon
   return snap;
 }
 
-const SeriesWithRate* find(const PortReport& pr, const std::string& name,
+const SeriesWithRate* find(const TickPort& pr, const std::string& name,
                            const std::string& direction) {
   for (const auto& s : pr.series) {
     if (s.series.name == name && label_value(s.series.labels, "direction") == direction) return &s;
@@ -42,13 +42,13 @@ const SeriesWithRate* find(const PortReport& pr, const std::string& name,
 
 }  // namespace
 
-TEST_CASE("build_report computes per-port rates between two snapshots", "[report]") {
+TEST_CASE("build_tick computes per-port rates between two snapshots", "[report]") {
   const Observation first = make_observation(rxe_snapshot(1000, 500, std::chrono::seconds(10)));
-  const Report report =
-      build_report(&first, make_observation(rxe_snapshot(6000, 400, std::chrono::seconds(15))));
+  const PublishedTick report =
+      build_tick(&first, make_observation(rxe_snapshot(6000, 400, std::chrono::seconds(15))));
   CHECK(report.interval_seconds == Approx(5.0));
   REQUIRE(report.ports.size() == 1);
-  const PortReport& pr = report.ports[0];
+  const TickPort& pr = report.ports[0];
   REQUIRE(pr.roce_v2_gid.has_value());
   CHECK(pr.roce_v2_gid->index == 1);
 
@@ -65,8 +65,8 @@ TEST_CASE("build_report computes per-port rates between two snapshots", "[report
 }
 
 TEST_CASE("a single-snapshot report has init rates", "[report]") {
-  const Report report =
-      build_report(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))));
+  const PublishedTick report =
+      build_tick(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))));
   CHECK(report.interval_seconds == 0);
   REQUIRE(report.ports.size() == 1);
   REQUIRE_FALSE(report.ports[0].series.empty());
@@ -78,7 +78,7 @@ TEST_CASE("a single-snapshot report has init rates", "[report]") {
 TEST_CASE("a report with no devices exits with no_data", "[report]") {
   Snapshot empty;
   empty.sources.push_back(SourceStatus{"sysfs", "", SourceState::no_data, "no RDMA devices", {}});
-  const Report report = build_report(nullptr, make_observation(empty));
+  const PublishedTick report = build_tick(nullptr, make_observation(empty));
   CHECK(report_exit_code(report) == ReportExit::no_data);
   CHECK(render_report_text(report).find("no RDMA ports found") != std::string::npos);
 }
@@ -86,7 +86,7 @@ TEST_CASE("a report with no devices exits with no_data", "[report]") {
 TEST_CASE("text report shows inventory, series and failing sources", "[report]") {
   const Observation first = make_observation(rxe_snapshot(1000, 500, std::chrono::seconds(10)));
   const std::string text = render_report_text(
-      build_report(&first, make_observation(rxe_snapshot(6000, 900, std::chrono::seconds(15)))));
+      build_tick(&first, make_observation(rxe_snapshot(6000, 900, std::chrono::seconds(15)))));
   CHECK(text.find("rxe0/1") != std::string::npos);
   CHECK(text.find("[1] 10.11.12.1") != std::string::npos);
   CHECK(text.find("rdma_packets_total{direction=tx}") != std::string::npos);
@@ -98,7 +98,7 @@ TEST_CASE("text report shows inventory, series and failing sources", "[report]")
 TEST_CASE("JSON report is versioned and carries raw and canonical values", "[report]") {
   const Observation first = make_observation(rxe_snapshot(1000, 500, std::chrono::seconds(10)));
   const auto doc = nlohmann::json::parse(render_report_json(
-      build_report(&first, make_observation(rxe_snapshot(6000, 900, std::chrono::seconds(15))))));
+      build_tick(&first, make_observation(rxe_snapshot(6000, 900, std::chrono::seconds(15))))));
   CHECK(doc["format"] == "rdmatop.report");
   CHECK(doc["version"] == 1);
   const auto& port = doc["devices"][0]["ports"][0];
@@ -137,8 +137,8 @@ Finding storm_finding(Severity severity, FindingState state) {
 
 TEST_CASE("report exit code follows the worst active finding", "[report]") {
   const auto report_with = [](std::vector<Finding> findings) {
-    return build_report(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))),
-                        std::move(findings));
+    return build_tick(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))),
+                      std::move(findings));
   };
   CHECK(report_exit_code(report_with({})) == ReportExit::healthy);
   CHECK(report_exit_code(report_with({storm_finding(Severity::info, FindingState::firing)})) ==
@@ -158,13 +158,13 @@ TEST_CASE("report exit code counts lifetime evidence only when there are no rate
   history.labels.emplace_back("evidence", "lifetime");
   const auto first = make_observation(rxe_snapshot(1, 2, std::chrono::seconds(0)));
   // One snapshot: the totals are all there is, so their warning is the report's.
-  Report single = build_report(
-      nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))), {history});
+  PublishedTick single =
+      build_tick(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))), {history});
   CHECK(single.interval_seconds == 0);
   CHECK(report_exit_code(single) == ReportExit::warning);
   // Two snapshots: rates exist, the live findings decide, history is shown beside them.
-  Report rated = build_report(&first, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(5))),
-                              {history});
+  PublishedTick rated =
+      build_tick(&first, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(5))), {history});
   CHECK(rated.interval_seconds > 0);
   CHECK(report_exit_code(rated) == ReportExit::healthy);
   const std::string text = render_report_text(rated);
@@ -176,9 +176,9 @@ TEST_CASE("report exit code counts lifetime evidence only when there are no rate
 }
 
 TEST_CASE("text and JSON show a finding with its evidence and remediation", "[report]") {
-  const Report report =
-      build_report(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))),
-                   {storm_finding(Severity::critical, FindingState::firing)}, {"bad.yaml:3:1: x"});
+  const PublishedTick report =
+      build_tick(nullptr, make_observation(rxe_snapshot(1, 2, std::chrono::seconds(1))),
+                 {storm_finding(Severity::critical, FindingState::firing)}, {"bad.yaml:3:1: x"});
   const std::string text = render_report_text(report);
   CHECK(text.find("CRITICAL  firing    RdmaPfcStormFromNic  rxe0/1 priority 3") !=
         std::string::npos);
@@ -211,12 +211,12 @@ Snapshot multi_port_snapshot(const CounterMap& counters, std::chrono::seconds at
 
 }  // namespace
 
-TEST_CASE("build_report gives every port exactly its own series, in series order", "[report]") {
+TEST_CASE("build_tick gives every port exactly its own series, in series order", "[report]") {
   const Observation obs = make_observation(multi_port_snapshot(
       {{"sent_pkts", 1}, {"rcvd_pkts", 2}, {"retry_exceeded_err", 3}}, std::chrono::seconds(1)));
-  const Report report = build_report(nullptr, obs);
+  const PublishedTick report = build_tick(nullptr, obs);
   REQUIRE(report.ports.size() == 3);
-  for (const PortReport& pr : report.ports) {
+  for (const TickPort& pr : report.ports) {
     const DeviceSample& dev = report.snapshot.devices[pr.device_index];
     const PortSample& port = dev.ports[pr.port_index];
     INFO(dev.name << "/" << port.port);
@@ -235,15 +235,15 @@ TEST_CASE("build_report gives every port exactly its own series, in series order
   }
 }
 
-TEST_CASE("build_report rates: series that appear or vanish between ticks", "[report]") {
+TEST_CASE("build_tick rates: series that appear or vanish between ticks", "[report]") {
   // rcvd_pkts vanishes and retry_exceeded_err appears: the rest still pair up across the gap.
   const Observation first = make_observation(
       multi_port_snapshot({{"sent_pkts", 100}, {"rcvd_pkts", 50}}, std::chrono::seconds(10)));
-  const Report report = build_report(
+  const PublishedTick report = build_tick(
       &first, make_observation(multi_port_snapshot({{"sent_pkts", 600}, {"retry_exceeded_err", 7}},
                                                    std::chrono::seconds(15))));
   REQUIRE(report.ports.size() == 3);
-  for (const PortReport& pr : report.ports) {
+  for (const TickPort& pr : report.ports) {
     const SeriesWithRate* tx = find(pr, "rdma_packets_total", "tx");
     REQUIRE(tx != nullptr);
     CHECK(tx->rate.state == RateState::ok);

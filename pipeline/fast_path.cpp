@@ -1,4 +1,4 @@
-#include "exporters/monitor/fast_path.h"
+#include "pipeline/fast_path.h"
 
 #include <algorithm>
 #include <set>

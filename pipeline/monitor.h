@@ -1,7 +1,7 @@
 // The monitoring loop every long-running surface shares (TUI, exporter, demo, replay, record):
 // take a snapshot from a provider, normalize it, feed the rules, and publish the result as an
-// immutable Report (with rates against the previous tick). Readers on other threads take the
-// latest published Report without ever blocking the collection or each other.
+// immutable PublishedTick (with rates against the previous tick). Readers on other threads take the
+// latest PublishedTick without ever blocking the collection or each other.
 #pragma once
 
 #include <cstdint>
@@ -14,42 +14,36 @@
 
 #include "collector/collect.h"
 #include "collector/model/snapshot.h"
-#include "exporters/monitor/fast_path.h"
-#include "exporters/report/report_model.h"
+#include "collector/snapshot_provider.h"
+#include "pipeline/fast_path.h"
+#include "pipeline/tick.h"
 #include "rules/diagnoser.h"
 
 namespace rdmatop {
-
-/// Where snapshots come from: the live collectors, the simulator's tree, or a recording.
-/// Returns nullopt when there are no more (end of a recording).
-using SnapshotProvider = std::function<std::optional<Snapshot>(std::uint64_t seq)>;
-
-/// A provider that runs the collectors on `ctx` (which must outlive it).
-SnapshotProvider live_provider(const CollectContext& ctx);
 
 class Monitor {
  public:
   Monitor(SnapshotProvider provider, std::vector<RuleGroup> rules,
           std::vector<std::string> rule_load_errors = {});
 
-  /// Collects one tick, diagnoses it and publishes it. Returns the new Report, or null when the
-  /// provider has no more snapshots. Not thread-safe with itself: call from one thread.
-  std::shared_ptr<const Report> step();
+  /// Collects one tick, diagnoses it and publishes it. Returns the new PublishedTick, or null when
+  /// the provider has no more snapshots. Not thread-safe with itself: call from one thread.
+  std::shared_ptr<const PublishedTick> step();
 
-  /// The latest published Report (null before the first step). Safe from any thread.
-  std::shared_ptr<const Report> latest() const;
+  /// The latest PublishedTick (null before the first step). Safe from any thread.
+  std::shared_ptr<const PublishedTick> latest() const;
 
   /// Ticks published so far.
   std::uint64_t ticks() const;
 
   /// Turns the PFC fast path on (docs/rules.md, "Sub-second PFC detection"): fast_poll() then
-  /// polls `source`, and every published Report carries its findings merged with the rules'.
+  /// polls `source`, and every PublishedTick carries its findings merged with the rules'.
   void enable_fast_path(std::unique_ptr<EthtoolSource> source, FastPathOptions options);
   bool fast_path_enabled() const;
   double fast_interval_seconds() const;
 
   /// One fast poll at `t_us` (unix microseconds; simulated time in the simulator). When its
-  /// findings changed, republishes the latest Report with them at once (latest() returns it;
+  /// findings changed, republishes the latest PublishedTick with them at once (latest() returns it;
   /// ticks() does not count it), so a storm reaches rdmatop_finding, the TUI and the report
   /// on the next publish, not the next slow tick. Safe from another thread than step().
   bool fast_poll(std::int64_t t_us);
@@ -72,7 +66,7 @@ class Monitor {
   std::vector<Finding> slow_findings_;  ///< the rules' findings of the latest tick
 
   mutable std::mutex mutex_;  // guards latest_ and published_
-  std::shared_ptr<const Report> latest_;
+  std::shared_ptr<const PublishedTick> latest_;
   std::uint64_t published_ = 0;
 };
 

@@ -1,4 +1,4 @@
-#include "exporters/monitor/fast_loop.h"
+#include "pipeline/fast_loop.h"
 
 #include <chrono>
 

@@ -1,4 +1,4 @@
-#include "exporters/report/report_model.h"
+#include "pipeline/tick.h"
 
 #include <algorithm>
 #include <string>
@@ -60,7 +60,7 @@ class PreviousSeries {
   std::unordered_map<std::string, std::size_t> by_key_;
 };
 
-/// Which PortReports a series belongs to, by its device and port labels: built once per
+/// Which TickPorts a series belongs to, by its device and port labels: built once per
 /// report, so each series is placed with two label reads and a hash lookup instead of being
 /// compared with every port of the host. A device name listed twice maps to all its ports.
 class PortIndex {
@@ -89,9 +89,9 @@ class PortIndex {
 
 }  // namespace
 
-Report build_report(const Observation* first, Observation last, std::vector<Finding> findings,
-                    std::vector<std::string> rule_errors) {
-  Report report;
+PublishedTick build_tick(const Observation* first, Observation last, std::vector<Finding> findings,
+                         std::vector<std::string> rule_errors) {
+  PublishedTick report;
   report.findings = std::move(findings);
   report.rule_errors = std::move(rule_errors);
   if (first != nullptr) {
@@ -124,7 +124,7 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
     const DeviceSample& dev = snap.devices[d];
     for (std::size_t p = 0; p < dev.ports.size(); ++p) {
       const PortSample& port = dev.ports[p];
-      PortReport pr;
+      TickPort pr;
       pr.device_index = d;
       pr.port_index = p;
       for (std::size_t n = 0; n < snap.netdevs.size(); ++n) {
@@ -158,7 +158,7 @@ Report build_report(const Observation* first, Observation last, std::vector<Find
   return report;
 }
 
-ReportExit report_exit_code(const Report& report) {
+ReportExit report_exit_code(const PublishedTick& report) {
   if (report.snapshot.devices.empty()) return ReportExit::no_data;
   // Pending counts: a report watches for seconds, so a rule's `for` rarely elapses in it, and
   // a condition that is true right now is what the person running it needs to know. History

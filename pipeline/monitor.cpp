@@ -1,20 +1,9 @@
-#include "exporters/monitor/monitor.h"
+#include "pipeline/monitor.h"
 
 #include "collector/collect.h"
 #include "collector/normalize/normalizer.h"
-#include "collector/vanished_tracker.h"
 
 namespace rdmatop {
-
-SnapshotProvider live_provider(const CollectContext& ctx) {
-  // The tracker gives what vanished since an earlier tick a status (vanished_tracker.h).
-  auto tracker = std::make_shared<VanishedTracker>();
-  return [&ctx, tracker](std::uint64_t seq) -> std::optional<Snapshot> {
-    Snapshot snapshot = collect_snapshot(ctx, seq);
-    tracker->observe(snapshot);
-    return snapshot;
-  };
-}
 
 std::int64_t unix_ms(std::chrono::system_clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
@@ -26,7 +15,7 @@ Monitor::Monitor(SnapshotProvider provider, std::vector<RuleGroup> rules,
       diagnoser_(std::move(rules)),
       rule_load_errors_(std::move(rule_load_errors)) {}
 
-std::shared_ptr<const Report> Monitor::step() {
+std::shared_ptr<const PublishedTick> Monitor::step() {
   std::optional<Snapshot> snapshot = provider_(++seq_);
   if (!snapshot) return nullptr;
   Observation current = make_observation(std::move(*snapshot));
@@ -34,14 +23,14 @@ std::shared_ptr<const Report> Monitor::step() {
   for (auto& e : diagnoser_.observe(current.series, unix_ms(current.snapshot.wall))) {
     errors.push_back(std::move(e));
   }
-  // The next tick's rates need this tick's series and time only (build_report reads nothing
+  // The next tick's rates need this tick's series and time only (build_tick reads nothing
   // else of `first`), so the snapshot, with every raw counter map, moves into the report
   // instead of being copied once per tick.
   auto rate_base = std::make_shared<Observation>();
   rate_base->snapshot.taken = current.snapshot.taken;
   rate_base->series = current.series;
-  Report built =
-      build_report(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors));
+  PublishedTick built =
+      build_tick(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors));
   built.coverage = diagnoser_.coverage();
   const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
   if (fast_) {
@@ -51,7 +40,7 @@ std::shared_ptr<const Report> Monitor::step() {
     built.fast_path = fast_->ports();
     built.fast_interval_seconds = fast_->options().interval_s;
   }
-  auto report = std::make_shared<const Report>(std::move(built));
+  auto report = std::make_shared<const PublishedTick>(std::move(built));
   previous_ = std::move(rate_base);
   {
     const std::lock_guard<std::mutex> lock(mutex_);
@@ -85,16 +74,16 @@ std::uint64_t Monitor::fast_reads() const {
 bool Monitor::fast_poll(std::int64_t t_us) {
   const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
   if (!fast_ || !fast_->poll(t_us)) return false;
-  std::shared_ptr<const Report> base = latest();
+  std::shared_ptr<const PublishedTick> base = latest();
   if (!base) return false;
-  auto republished = std::make_shared<Report>(*base);
+  auto republished = std::make_shared<PublishedTick>(*base);
   republished->findings = fast::merge_findings(slow_findings_, fast_->findings());
   const std::lock_guard<std::mutex> lock(mutex_);
   latest_ = std::move(republished);
   return true;
 }
 
-std::shared_ptr<const Report> Monitor::latest() const {
+std::shared_ptr<const PublishedTick> Monitor::latest() const {
   const std::lock_guard<std::mutex> lock(mutex_);
   return latest_;
 }
