@@ -19,14 +19,14 @@
 #include "bench/synthetic_host.h"
 #include "collector/normalize/normalizer.h"
 #include "collector/source/ethtool_stats_reader.h"
-#include "exporters/simulator/scenario.h"
-#include "exporters/simulator/sim_sources.h"
-#include "exporters/simulator/simulator.h"
 #include "pipeline/fast_path.h"
 #include "pipeline/monitor.h"
 #include "rules/diagnoser.h"
 #include "rules/fast/pfc_fast_detector.h"
 #include "rules/rule_set.h"
+#include "simulator/scenario.h"
+#include "simulator/sim_sources.h"
+#include "simulator/simulator.h"
 
 using namespace rdmatop;
 

@@ -19,9 +19,9 @@
 #include "collector/source/bounded_file.h"
 #include "exporters/bundle/bundle.h"
 #include "exporters/bundle/capture_plan.h"
-#include "exporters/recording/recording_writer.h"
 #include "pipeline/monitor.h"
 #include "pipeline/tick.h"
+#include "recording/recording_writer.h"
 
 namespace rdmatop {
 

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "collector/source/cached_file_source.h"
-#include "exporters/recording/recording_provider.h"
+#include "recording/recording_provider.h"
 
 namespace rdmatop {
 

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "collector/collect.h"
-#include "exporters/simulator/simulator.h"
 #include "pipeline/monitor.h"
 #include "rules/rule_set.h"
+#include "simulator/simulator.h"
 
 namespace rdmatop {
 

@@ -1,5 +1,5 @@
 // `rdmatop demo`: the whole tool on a simulated host, no hardware and no root. The fabric
-// simulator (exporters/simulator) plays a scenario into a temporary sysfs + ethtool tree; the
+// simulator (simulator) plays a scenario into a temporary sysfs + ethtool tree; the
 // real collectors, normalizer, rules and outputs run on it. On a terminal it shows the TUI;
 // otherwise (or with --ticks) it plays in simulated time and prints text reports.
 #include <unistd.h>
@@ -14,9 +14,9 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "exporters/report/report_render.h"
-#include "exporters/simulator/builtin_scenarios.h"
-#include "exporters/simulator/simulator.h"
 #include "pipeline/monitor.h"
+#include "simulator/builtin_scenarios.h"
+#include "simulator/simulator.h"
 #include "tui/tui.h"
 
 namespace rdmatop {

@@ -11,10 +11,10 @@
 #include "cli/common_options.h"
 #include "exporters/prometheus/exporter_service.h"
 #include "exporters/prometheus/web_config.h"
-#include "exporters/simulator/simulator.h"
 #include "pipeline/fast_loop.h"
 #include "pipeline/monitor.h"
 #include "pipeline/tick.h"
+#include "simulator/simulator.h"
 
 namespace rdmatop {
 

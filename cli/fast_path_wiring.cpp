@@ -1,7 +1,7 @@
 // The PFC fast path's wiring into the commands: the --fast-interval flag, a host's own ethtool
 // source for it, and the simulator's sub-tick polls.
 #include "cli/common_options.h"
-#include "exporters/simulator/sim_sources.h"
+#include "simulator/sim_sources.h"
 
 namespace rdmatop {
 

@@ -19,12 +19,12 @@
 #include "cli/common_options.h"
 #include "collector/collect.h"
 #include "collector/source/bounded_file.h"
-#include "exporters/recording/snapshot_json.h"
 #include "pipeline/tick.h"
 #include "probes/port_retransmits.h"
 #include "probes/protocol.h"
 #include "probes/runner.h"
 #include "probes/with_probes.h"
+#include "recording/snapshot_json.h"
 
 namespace rdmatop {
 

@@ -8,10 +8,10 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "exporters/recording/recording_time.h"
-#include "exporters/recording/recording_writer.h"
 #include "pipeline/monitor.h"
 #include "pipeline/tick.h"
+#include "recording/recording_time.h"
+#include "recording/recording_writer.h"
 
 namespace rdmatop {
 

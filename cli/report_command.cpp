@@ -9,10 +9,10 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "collector/capture/capture_reader.h"
-#include "exporters/recording/recording_provider.h"
 #include "exporters/report/report_render.h"
 #include "pipeline/fast_loop.h"
 #include "pipeline/monitor.h"
+#include "recording/recording_provider.h"
 
 namespace rdmatop {
 

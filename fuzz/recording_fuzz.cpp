@@ -1,4 +1,4 @@
-// Recordings as `report --from` and `exporter --from` read them (exporters/recording): the
+// Recordings as `report --from` and `exporter --from` read them (recording): the
 // bytes go into an in-memory file (memfd_create(2)), so the same path as a real file is taken:
 // the regular-file check, zlib (plain or gzip), the line reader, the header and each
 // snapshot's JSON.
@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "exporters/recording/recording_reader.h"
 #include "fuzz/fuzz_input.h"
+#include "recording/recording_reader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const int fd = ::memfd_create("recording", MFD_CLOEXEC);

@@ -1,6 +1,6 @@
-// Simulator scenario files (`rdmatop demo FILE.yaml`, exporters/simulator/scenario.h).
-#include "exporters/simulator/scenario.h"
+// Simulator scenario files (`rdmatop demo FILE.yaml`, simulator/scenario.h).
 #include "fuzz/fuzz_input.h"
+#include "simulator/scenario.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(rdmatop::fuzz::as_text(data, size));

@@ -68,7 +68,7 @@ mapfile -t rule_files < <(ls rules/builtin/*.yaml tests/rules/*.yaml | grep -v '
 seed rule_file "${rule_files[@]}"
 seed_exprs rules/builtin/*.yaml tests/rules/*.yaml
 seed template fuzz/seeds/template/*
-seed scenario exporters/simulator/scenarios/*.yaml fuzz/seeds/scenario/*
+seed scenario simulator/scenarios/*.yaml fuzz/seeds/scenario/*
 seed web_config fuzz/seeds/web_config/*
 seed http_request fuzz/seeds/http_request/*
 seed target_list fuzz/seeds/target_list/*

@@ -41,7 +41,7 @@ std::string line_text(const Line& line, std::size_t width);
 std::string frame_text(const Frame& frame, std::size_t width);
 
 /// A table laid out in columns as wide as their widest cell, two spaces apart, the header row
-/// first (Tone::heading). Unlike TextTable (exporters/report/text_table.h) each cell keeps its
+/// first (Tone::heading). Unlike TextTable (present/text_table.h) each cell keeps its
 /// colour class and one row can carry the cursor. Every line starts with a two-character
 /// gutter: "> " on the cursor row, so the selection shows without colour too.
 std::vector<Line> table_lines(const std::vector<std::string>& header, const std::vector<Row>& rows,

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "exporters/report/probe_section.h"
-#include "exporters/report/units.h"
+#include "pipeline/probe_streams.h"
+#include "present/units.h"
 
 namespace rdmatop::tui {
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <set>
 
-#include "exporters/report/coverage_section.h"
-#include "exporters/report/units.h"
+#include "present/missing_metric.h"
+#include "present/units.h"
 #include "tui/probe_panel.h"
 
 namespace rdmatop::tui {

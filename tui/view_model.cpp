@@ -7,7 +7,7 @@
 #include <cctype>
 #include <cmath>
 
-#include "exporters/report/units.h"
+#include "present/units.h"
 
 namespace rdmatop::tui {
 

@@ -428,7 +428,7 @@ std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report,
 }
 
 // An rdmatop recording (docs/recording.md): its first line is a JSON header whose "format" is
-// "rdmatop.recording" (exporters/recording/recording_format.h).
+// "rdmatop.recording" (recording/recording_format.h).
 bool is_recording(std::string_view text) {
   const std::string_view first = text.substr(0, std::min<std::size_t>(text.find('\n'), 4096));
   return first.starts_with("{") &&

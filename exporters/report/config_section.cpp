@@ -1,14 +1,14 @@
 #include "exporters/report/config_section.h"
 
-#include "exporters/report/units.h"
+#include "present/units.h"
 
 #include <fmt/format.h>
 
 #include "collector/normalize/host_config_series.h"
 #include "collector/parse/dcbnl_parse.h"
-#include "exporters/host_config_json.h"
-#include "exporters/json_util.h"
-#include "exporters/report/text_table.h"
+#include "present/host_config_json.h"
+#include "present/json_util.h"
+#include "present/text_table.h"
 
 namespace rdmatop {
 namespace {

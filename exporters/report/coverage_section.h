@@ -7,13 +7,9 @@
 #include <string>
 
 #include "pipeline/tick.h"
+#include "present/missing_metric.h"
 
 namespace rdmatop {
-
-/// Why no series named `metric` exists on the host of `snapshot`, in one sentence: no driver
-/// here has such a counter (and which drivers do), the counter exists for this driver but was
-/// not found in what was read, or the source that derives it was not read.
-std::string explain_missing_metric(const std::string& metric, const Snapshot& snapshot);
 
 std::string render_coverage_text(const PublishedTick& report);
 nlohmann::ordered_json render_coverage_json(const PublishedTick& report);

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include "collector/normalize/qp_counter_series.h"
-#include "exporters/json_util.h"
-#include "exporters/report/text_table.h"
+#include "present/json_util.h"
+#include "present/text_table.h"
 
 namespace rdmatop {
 namespace {

@@ -8,10 +8,10 @@
 #include <optional>
 
 #include "collector/normalize/process_series.h"
-#include "exporters/host_config_json.h"
-#include "exporters/json_util.h"
-#include "exporters/report/text_table.h"
-#include "exporters/report/units.h"
+#include "present/host_config_json.h"
+#include "present/json_util.h"
+#include "present/text_table.h"
+#include "present/units.h"
 
 namespace rdmatop {
 namespace {

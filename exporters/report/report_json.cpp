@@ -7,7 +7,6 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "exporters/json_util.h"
 #include "exporters/report/config_section.h"
 #include "exporters/report/coverage_section.h"
 #include "exporters/report/fast_path_section.h"
@@ -15,6 +14,7 @@
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
+#include "present/json_util.h"
 
 namespace rdmatop {
 

@@ -15,8 +15,8 @@
 #include "exporters/report/qp_counter_section.h"
 #include "exporters/report/readiness_section.h"
 #include "exporters/report/report_render.h"
-#include "exporters/report/text_table.h"
-#include "exporters/report/units.h"
+#include "present/text_table.h"
+#include "present/units.h"
 
 namespace rdmatop {
 

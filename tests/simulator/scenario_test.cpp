@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <map>
 
-#include "exporters/simulator/builtin_scenarios.h"
+#include "simulator/builtin_scenarios.h"
 #include "tests/unit/simulator/play.h"
 
 using namespace rdmatop;

@@ -1,10 +1,10 @@
-# The `scenarios` suite: each built-in simulator scenario (exporters/simulator/scenarios) is
+# The `scenarios` suite: each built-in simulator scenario (simulator/scenarios) is
 # played through the real collectors, normalizer and rules; the test checks the rules its file
 # expects fire in time (or, for quiet scenarios, that nothing warns). One CTest test per file.
 add_executable(rdmatop_scenario_tests ${CMAKE_CURRENT_LIST_DIR}/scenario_test.cpp)
 target_link_libraries(rdmatop_scenario_tests PRIVATE rdmatop_catch_main rdmatop_cli rdmatop_flags)
 file(GLOB RDMATOP_SCENARIO_FILES CONFIGURE_DEPENDS
-     ${PROJECT_SOURCE_DIR}/exporters/simulator/scenarios/*.yaml)
+     ${PROJECT_SOURCE_DIR}/simulator/scenarios/*.yaml)
 foreach(file ${RDMATOP_SCENARIO_FILES})
   # "02-pfc-storm.yaml" -> "pfc-storm" (the file's `name:` by convention; the test fails on a
   # name that matches no scenario).

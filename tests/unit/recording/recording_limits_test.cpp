@@ -8,9 +8,9 @@
 #include <fstream>
 #include <string>
 
-#include "exporters/recording/gz_file.h"
-#include "exporters/recording/recording_reader.h"
-#include "exporters/recording/recording_writer.h"
+#include "recording/gz_file.h"
+#include "recording/recording_reader.h"
+#include "recording/recording_writer.h"
 #include "tests/support/fifo_unblocker.h"
 #include "tests/support/temp_dir.h"
 

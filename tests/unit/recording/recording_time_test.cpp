@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "exporters/recording/recording_time.h"
+#include "recording/recording_time.h"
 
 using namespace rdmatop;
 using std::chrono::nanoseconds;

@@ -2,7 +2,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "exporters/recording/snapshot_json.h"
+#include "recording/snapshot_json.h"
 
 using namespace rdmatop;
 using nlohmann::json;

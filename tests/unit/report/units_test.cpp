@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <clocale>
 
-#include "exporters/report/text_table.h"
-#include "exporters/report/units.h"
+#include "present/text_table.h"
+#include "present/units.h"
 
 using rdmatop::Rate;
 using rdmatop::RateState;

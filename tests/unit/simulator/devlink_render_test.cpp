@@ -8,9 +8,9 @@
 #include <cerrno>
 
 #include "collector/parse/devlink_parse.h"
-#include "exporters/simulator/devlink_render.h"
-#include "exporters/simulator/sim_sources.h"
-#include "exporters/simulator/simulator.h"
+#include "simulator/devlink_render.h"
+#include "simulator/sim_sources.h"
+#include "simulator/simulator.h"
 
 using namespace rdmatop;
 using namespace rdmatop::sim;

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
-#include "exporters/simulator/host_model.h"
-#include "exporters/simulator/tree_render.h"
+#include "simulator/host_model.h"
+#include "simulator/tree_render.h"
 
 using namespace rdmatop::sim;
 

@@ -9,8 +9,8 @@
 #include <catch2/catch.hpp>
 #include <map>
 
-#include "exporters/simulator/nldev_render.h"
-#include "exporters/simulator/sim_sources.h"
+#include "simulator/nldev_render.h"
+#include "simulator/sim_sources.h"
 
 using namespace rdmatop;
 using namespace rdmatop::sim;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "exporters/simulator/sim_sources.h"
-#include "exporters/simulator/simulator.h"
 #include "pipeline/monitor.h"
 #include "rules/rule_set.h"
+#include "simulator/sim_sources.h"
+#include "simulator/simulator.h"
 
 namespace rdmatop::test {
 

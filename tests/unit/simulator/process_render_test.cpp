@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "collector/parse/procfs_process_parse.h"
-#include "exporters/simulator/process_render.h"
+#include "simulator/process_render.h"
 
 using namespace rdmatop;
 using namespace rdmatop::sim;

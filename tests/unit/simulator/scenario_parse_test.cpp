@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 #include <set>
 
-#include "exporters/simulator/builtin_scenarios.h"
-#include "exporters/simulator/scenario.h"
+#include "simulator/builtin_scenarios.h"
+#include "simulator/scenario.h"
 
 using namespace rdmatop;
 using namespace rdmatop::sim;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 
-#include "exporters/simulator/builtin_scenarios.h"
-#include "exporters/simulator/simulator.h"
+#include "simulator/builtin_scenarios.h"
+#include "simulator/simulator.h"
 #include "tests/unit/simulator/play.h"
 
 using namespace rdmatop;
