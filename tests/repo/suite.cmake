@@ -6,3 +6,17 @@ add_test(NAME repo.no_external_citations
          COMMAND ${CMAKE_CURRENT_LIST_DIR}/no_external_citations.sh ${PROJECT_SOURCE_DIR})
 set_tests_properties(repo.no_external_citations PROPERTIES LABELS repo SKIP_RETURN_CODE 77
                      TIMEOUT 30)
+# layering (issue #19): every first-party #include against the layers' allowed arrows
+# (docs/architecture.md), with the shrinking allow-list tests/repo/layering_allow.txt; and its
+# self-test, which shows the checker fails on each forbidden arrow. Label "repo", not "unit":
+# scripts/test.sh runs every label but vm, package and unit through ctest (the unit cases run in
+# the unit binary's own process), so a "unit" label would keep a script out of CI.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_FOUND)
+  add_test(NAME repo.layering
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/layering.py
+                   --root ${PROJECT_SOURCE_DIR})
+  add_test(NAME repo.layering_selftest
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/layering.py --self-test)
+  set_tests_properties(repo.layering repo.layering_selftest PROPERTIES LABELS repo TIMEOUT 60)
+endif()
