@@ -33,6 +33,13 @@ struct PortFacts {
   /// `rdma statistic qp mode`: only auto mode, the one rendering that names the mode (iproute2
   /// rdma/stat.c prints "qp auto off" for both none and manual).
   std::optional<QpCounterMode> qp_counter_mode;
+  /// `rdma statistic qp mode` printed "qp auto off": the mode is none or manual. Which one the
+  /// kernel's rule tells (core/counters.c: a port that is not in auto mode is in manual mode
+  /// exactly while it has bound counters), so the assembler decides it only when the capture
+  /// also holds a whole `rdma statistic qp show` dump (Facts::qp_counters_listed).
+  bool qp_counter_not_auto = false;
+  /// `rdma statistic qp show`: the counters bound to this port's QPs, sorted by id.
+  std::vector<BoundCounter> bound_counters;
   bool operator==(const PortFacts&) const = default;
 };
 
@@ -89,6 +96,9 @@ struct Facts {
   /// The `/proc/interrupts` rows that parse (header and rows), served as the capture's procfs
   /// file "interrupts"; empty when no paste shows it.
   std::string proc_interrupts;
+  /// A whole `rdma statistic qp show` dump (the command line shown, no filter, no pipe): every
+  /// bound counter the host had is in PortFacts::bound_counters, so a port without one has none.
+  bool qp_counters_listed = false;
   bool operator==(const Facts&) const = default;
 };
 

@@ -24,6 +24,7 @@ const std::vector<FormatParser>& formats() {
       rdma_resource_format(),
       rdma_res_objects_format(),
       rdma_qp_mode_format(),
+      rdma_qp_counters_format(),
       devlink_info_format(),
       devlink_health_format(),
       mlnx_qos_format(),

@@ -32,6 +32,7 @@ FormatParser rdma_statistic_json_format();  // rdma statistic [show] -j / -p
 FormatParser rdma_resource_format();        // rdma resource [show] (the summary), -j
 FormatParser rdma_res_objects_format();     // rdma resource show qp|cq|mr|pd, -j
 FormatParser rdma_qp_mode_format();         // rdma statistic qp mode, -j
+FormatParser rdma_qp_counters_format();     // rdma statistic qp show, -j
 FormatParser devlink_info_format();         // devlink dev info, -j
 FormatParser devlink_health_format();       // devlink health [show], -j
 

@@ -136,6 +136,14 @@ bool conflicts(const Facts& known, const Facts& incoming) {
       if (p == it->second.ports.end()) continue;
       if (map_conflicts(p->second.files, port.files)) return true;
       if (both_differ(p->second.qp_counter_mode, port.qp_counter_mode)) return true;
+      if ((port.qp_counter_mode && p->second.qp_counter_not_auto) ||
+          (port.qp_counter_not_auto && p->second.qp_counter_mode)) {
+        return true;  // the mode changed between the two
+      }
+      if (!port.bound_counters.empty() && !p->second.bound_counters.empty() &&
+          port.bound_counters != p->second.bound_counters) {
+        return true;
+      }
       if (!port.netdev.empty() && !p->second.netdev.empty() && port.netdev != p->second.netdev) {
         return true;
       }
@@ -176,6 +184,8 @@ void merge(Facts& into, const Facts& from) {
       merge_map(p.files, port.files);
       if (!port.netdev.empty()) p.netdev = port.netdev;
       if (port.qp_counter_mode) p.qp_counter_mode = port.qp_counter_mode;
+      p.qp_counter_not_auto = p.qp_counter_not_auto || port.qp_counter_not_auto;
+      if (!port.bound_counters.empty()) p.bound_counters = port.bound_counters;
     }
   }
   for (const auto& [handle, info] : from.devlink) merge_devlink(into.devlink[handle], info);
@@ -195,6 +205,7 @@ void merge(Facts& into, const Facts& from) {
     if (net.pfc_prevention_tout_ms) n.pfc_prevention_tout_ms = net.pfc_prevention_tout_ms;
   }
   if (!from.proc_interrupts.empty()) into.proc_interrupts = from.proc_interrupts;
+  into.qp_counters_listed = into.qp_counters_listed || from.qp_counters_listed;
 }
 
 // The one netdev `known` names (by a port link or its own facts), or "". Stops at the second
@@ -376,9 +387,10 @@ std::vector<SectionFacts> parse_file(std::string_view text, FileReport& report,
   }
   std::vector<SectionFacts> out;
   for (Section& section : sections) {
-    if (section.lines.empty()) continue;
     // A bundle file's command, from its manifest: the output itself may name no interface.
     if (section.command.empty()) section.command = command;
+    // A command that printed nothing can still say something: a whole dump with no rows.
+    if (section.lines.empty() && section.command.empty()) continue;
     SectionFacts sf;
     sf.host = section.host;
     if (starts_with_word(section.command, "date")) {
@@ -682,9 +694,23 @@ class MemoryDcbSource final : public DcbSource {
   const Facts& facts_;
 };
 
-// What the live host reads by RDMA netlink and a capture has from `rdma resource` and
-// `rdma statistic qp mode`: set on the devices and ports the sysfs walk found, as
-// collect_rdma_sysfs (resources) and collect_qp_counters (the mode) set them there.
+// The port's QP counter mode from `rdma statistic qp mode`: auto as printed; "qp auto off" is
+// none or manual, and core/counters.c keeps a port that is not in auto mode in manual mode
+// exactly while it has bound counters (rdma_counter_set_auto_mode: "num_counters ? MANUAL :
+// NONE"; rdma_counter_free: back to NONE with the last one), so with a whole `rdma statistic qp
+// show` dump the port's bound counters tell which. Without that dump: not known.
+std::optional<QpCounterMode> qp_counter_mode_of(const PortFacts& port, bool counters_listed) {
+  if (port.qp_counter_mode) return port.qp_counter_mode;
+  if (!port.qp_counter_not_auto || !counters_listed) return std::nullopt;
+  QpCounterMode m;
+  m.mode = port.bound_counters.empty() ? 0 : 2;  // RDMA_COUNTER_MODE_NONE, _MANUAL
+  return m;
+}
+
+// What the live host reads by RDMA netlink and a capture has from `rdma resource`,
+// `rdma statistic qp mode` and `rdma statistic qp show`: set on the devices and ports the sysfs
+// walk found, as collect_rdma_sysfs (resources) and collect_qp_counters (the mode and the bound
+// counters) set them there.
 void put_rdma_netlink_facts(const Facts& facts, Snapshot& snap) {
   for (DeviceSample& dev : snap.devices) {
     const auto d = facts.devices.find(dev.name);
@@ -692,8 +718,12 @@ void put_rdma_netlink_facts(const Facts& facts, Snapshot& snap) {
     if (!d->second.resources.empty()) dev.resources = d->second.resources;
     for (PortSample& port : dev.ports) {
       const auto p = d->second.ports.find(port.port);
-      if (p != d->second.ports.end() && p->second.qp_counter_mode) {
-        port.qp_counter_mode = p->second.qp_counter_mode;
+      if (p == d->second.ports.end()) continue;
+      port.qp_counter_mode = qp_counter_mode_of(p->second, facts.qp_counters_listed);
+      port.bound_counters = p->second.bound_counters;
+      // In auto mode every counter is an auto one (counters.c: binding by hand is refused).
+      if (port.qp_counter_mode && port.qp_counter_mode->mode == 1) {
+        for (BoundCounter& c : port.bound_counters) c.mode = 1;
       }
     }
   }

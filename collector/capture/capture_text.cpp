@@ -321,6 +321,30 @@ std::string command_argument(std::string_view command,
   return {};
 }
 
+std::optional<RdmaCommand> parse_rdma_command(std::string_view command) {
+  if (command.find('|') != std::string_view::npos) return std::nullopt;
+  const auto words = split_words(command);
+  if (words.empty() || words[0] != "rdma") return std::nullopt;
+  RdmaCommand out;
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::string_view w = words[i];
+    if (w == "-j" || w == "-p" || w == "-jp" || w == "-pj" || w == "--json" || w == "--pretty" ||
+        w == "-json" || w == "-pretty") {
+      continue;
+    }
+    if (w == "-d" || w == "--details" || w == "-details") {
+      ++out.details;
+      continue;
+    }
+    if (w == "-dd") {
+      out.details += 2;
+      continue;
+    }
+    out.args.push_back(w);
+  }
+  return out;
+}
+
 namespace {
 
 // enum ib_port_state and ib_port_phys_state (include/rdma/ib_verbs.h) with the names

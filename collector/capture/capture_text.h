@@ -56,6 +56,16 @@ std::vector<Section> split_sections(const std::vector<Line>& lines, LineLog& log
 std::string command_argument(std::string_view command,
                              std::initializer_list<std::string_view> options);
 
+/// An `rdma` command line (iproute2 rdma/rdma.c): its words after the program and the options
+/// that change only the rendering (-j, -p, -d and their long forms), and how many -d it gave
+/// (a second asks the kernel for the driver's own objects, RDMA_NLDEV_ATTR_DRIVER_DETAILS). None
+/// when the line is no `rdma` command or pipes its output (a filter may leave rows out).
+struct RdmaCommand {
+  std::vector<std::string_view> args;  ///< views into the command line
+  int details = 0;
+};
+std::optional<RdmaCommand> parse_rdma_command(std::string_view command);
+
 /// Sysfs renderings (drivers/infiniband/core/sysfs.c state_show, phys_state_show): "4: ACTIVE".
 std::string state_file(std::uint32_t state);
 std::string phys_state_file(std::uint32_t phys_state);

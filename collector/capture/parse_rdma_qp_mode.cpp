@@ -4,7 +4,8 @@
 // and with -j / -p {"ifname": DEV, "port": N, "mode": "qp auto ..."}. CRITERIA is "type",
 // "pid" or "type,pid" (prepare_auto_mode_str: RDMA_COUNTER_MASK_QP_TYPE 1, _PID 2). The tool
 // prints "qp auto off" for every mode but auto (none and manual alike), so that line says only
-// "not auto": the host model's QpCounterMode needs the mode itself, and none is written.
+// "not auto" (PortFacts::qp_counter_not_auto); the assembler tells none from manual by the
+// port's bound counters when a whole `rdma statistic qp show` dump is in the capture too.
 #include <string>
 
 #include "collector/capture/capture_formats.h"
@@ -45,6 +46,11 @@ std::optional<QpModeRecord> qp_mode_record(std::string_view line) {
   return r;
 }
 
+// "qp auto off": not auto (none or manual).
+bool is_not_auto(const std::vector<std::string_view>& mode) {
+  return mode.size() >= 3 && mode[0] == "qp" && mode[1] == "auto" && mode[2] == "off";
+}
+
 // "qp auto type,pid on ...": the auto mode with its criteria; none for "qp auto off" (not auto:
 // none or manual) and for anything else.
 std::optional<QpCounterMode> auto_mode(const std::vector<std::string_view>& mode) {
@@ -71,8 +77,7 @@ std::optional<QpCounterMode> auto_mode(const std::vector<std::string_view>& mode
 }
 
 constexpr std::string_view kNotAuto =
-    "QP counter mode other than `qp auto CRITERIA on` (none and manual both print `qp auto "
-    "off`), or cut: mode not known";
+    "QP counter mode neither `qp auto CRITERIA on` nor `qp auto off`, or cut: mode not known";
 
 std::size_t detect_rdma_qp_mode(const Section& s) {
   if (looks_like_json(s)) {
@@ -92,7 +97,7 @@ void parse_qp_mode_json(const Section& s, Facts& facts, LineLog& log) {
   const std::optional<nlohmann::json> doc = read_json_or_count(s, log, "rdma statistic qp mode");
   if (!doc) return;
   bool used = false;
-  bool not_auto = false;
+  bool unknown_mode = false;
   const auto read_port = [&](const nlohmann::json& object) {
     const std::string dev = json_text(object, "ifname");
     const std::string mode = json_text(object, "mode");
@@ -102,8 +107,11 @@ void parse_qp_mode_json(const Section& s, Facts& facts, LineLog& log) {
     if (const auto m = auto_mode(words)) {
       facts.devices[dev].ports[*port].qp_counter_mode = *m;
       used = true;
+    } else if (is_not_auto(words)) {
+      facts.devices[dev].ports[*port].qp_counter_not_auto = true;
+      used = true;
     } else {
-      not_auto = true;
+      unknown_mode = true;
     }
   };
   if (doc->is_array()) {
@@ -113,7 +121,7 @@ void parse_qp_mode_json(const Section& s, Facts& facts, LineLog& log) {
   }
   count_json_lines(
       s, log, used,
-      not_auto ? kNotAuto : std::string_view("rdma statistic qp mode JSON without a port"));
+      unknown_mode ? kNotAuto : std::string_view("rdma statistic qp mode JSON without a port"));
 }
 
 void parse_rdma_qp_mode(const Section& s, Facts& facts, LineLog& log) {
@@ -127,12 +135,15 @@ void parse_rdma_qp_mode(const Section& s, Facts& facts, LineLog& log) {
       ignore_line(log, line.text, "not rdma statistic qp mode output");
       continue;
     }
-    const auto m = auto_mode(record->mode);
-    if (!m) {
+    PortFacts& port = facts.devices[std::string(record->dev)].ports[record->port];
+    if (const auto m = auto_mode(record->mode)) {
+      port.qp_counter_mode = *m;
+    } else if (is_not_auto(record->mode)) {
+      port.qp_counter_not_auto = true;
+    } else {
       log.ignore(kNotAuto);
       continue;
     }
-    facts.devices[std::string(record->dev)].ports[record->port].qp_counter_mode = *m;
     log.use();
   }
 }

@@ -70,27 +70,10 @@ std::size_t detect_rdma_res_objects(const Section& s) {
 // The kind a command line dumps whole ("rdma -j res show qp", "rdma resource show cq -d"), or
 // "" when it filters (any further word, a pipe) or is not such a dump.
 std::string_view whole_dump_kind(std::string_view command) {
-  if (command.find('|') != std::string_view::npos) return {};
-  const auto words = split_words(command);
-  std::vector<std::string_view> args;
-  int details = 0;
-  for (std::size_t i = 1; i < words.size(); ++i) {
-    const std::string_view w = words[i];
-    // rdma.c's options that change only the rendering: -j, -p and one -d. A second -d asks for
-    // the driver's own QPs (RDMA_NLDEV_ATTR_DRIVER_DETAILS), which the summary does not count.
-    if (w == "-j" || w == "-p" || w == "-jp" || w == "-pj" || w == "--json" || w == "--pretty" ||
-        w == "-json" || w == "-pretty") {
-      continue;
-    }
-    if (w == "-d" || w == "--details" || w == "-details") {
-      ++details;
-      continue;
-    }
-    if (w == "-dd") details += 2;
-    args.push_back(w);
-  }
-  if (words.empty() || words[0] != "rdma" || args.empty() || details > 1) return {};
-  if (args[0] != "res" && args[0] != "resource") return {};
+  const auto rdma = parse_rdma_command(command);
+  if (!rdma || rdma->details > 1) return {};
+  const std::vector<std::string_view>& args = rdma->args;
+  if (args.empty() || (args[0] != "res" && args[0] != "resource")) return {};
   std::size_t next = 1;
   if (next < args.size() && args[next] == "show") ++next;
   if (next + 1 != args.size()) return {};

@@ -16,7 +16,8 @@ namespace {
 // A bound QP counter of `rdma statistic qp show` (rdma/stat.c res_counter_line: "link DEV/PORT
 // cntn N [qp-type T] [pid P] comm C", its counters and "LQPN: <...>" on indented lines): its
 // counters are the bound QPs' share, not the port's, which the kernel already adds them to
-// (nldev.c stat_get_doit_default_counter). The model's bound counters come from RDMA netlink.
+// (nldev.c stat_get_doit_default_counter). A section of them is read as `rdma statistic qp
+// show` (parse_rdma_qp_counters.cpp); here they are only kept out of the port's counters.
 bool is_qp_counter_record(std::string_view line) {
   const auto words = split_words(line);
   return words.size() >= 4 && words[0] == "link" && words[2] == "cntn" && parse_dev_port(words[1]);

@@ -190,6 +190,7 @@ std::vector<PlannedCommand> plan_commands(const HostNames& host, const std::stri
   run({"rdma", "link"});
   run({"rdma", "statistic", "show"});
   run({"rdma", "statistic", "qp", "mode"});
+  run({"rdma", "statistic", "qp", "show"});  // with the mode: tells none from manual
   run({"rdma", "res", "show", "qp"});
   run({"rdma", "res", "show", "cq"});
   run({"rdma", "res", "show", "mr"});

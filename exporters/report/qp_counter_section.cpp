@@ -66,6 +66,12 @@ std::string mode_text(std::uint32_t mode, std::uint32_t mask) {
   return "mode " + std::to_string(mode);
 }
 
+/// A bound counter's own mode: auto or manual (core/counters.c alloc_and_bind), or 0 where a
+/// pasted `rdma statistic qp show` did not tell (collector/capture/parse_rdma_qp_counters.cpp).
+std::string counter_mode_text(std::uint32_t mode) {
+  return mode == 0 ? "not known" : mode_text(mode, 0);
+}
+
 std::string qp_type_text(std::optional<std::uint8_t> type) {
   if (!type) return "-";
   switch (*type) {  // enum ib_qp_type
@@ -165,7 +171,7 @@ std::optional<ojson> render_qp_counter_json(const PublishedTick& report) {
         }
         const std::string owner = bound_counter_owner(c);
         counters.push_back({{"id", c.id},
-                            {"mode", mode_text(c.mode, 0)},
+                            {"mode", counter_mode_text(c.mode)},
                             {"qp_type", optional_json(c.qp_type)},
                             {"pid", optional_json(c.pid)},
                             {"owner", owner.empty() ? ojson(nullptr) : ojson(owner)},

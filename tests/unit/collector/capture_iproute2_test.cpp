@@ -299,10 +299,12 @@ TEST_CASE("capture rdma statistic qp mode: auto mode with its criteria", "[captu
     REQUIRE(ipr_qp_mode(r.facts, "mlx5_2", 1).has_value());
     CHECK(ipr_qp_mode(r.facts, "mlx5_2", 1)->mode == 1U);
     CHECK(ipr_qp_mode(r.facts, "mlx5_2", 1)->auto_mask == 1U);
-    // "qp auto off" is none or manual: no mode is written for it.
+    // "qp auto off" is none or manual: no mode is written for it, only that it is not auto.
     CHECK_FALSE(ipr_qp_mode(r.facts, "mlx5_0", 1).has_value());
-    CHECK(ipr_ignored(r.report, "mode not known") == 3);
-    CHECK(r.report.log.used == 1);
+    CHECK(r.facts.devices.at("mlx5_0").ports.at(1).qp_counter_not_auto);
+    CHECK_FALSE(r.facts.devices.at("mlx5_2").ports.at(1).qp_counter_not_auto);
+    CHECK(ipr_ignored(r.report, "mode not known") == 0);
+    CHECK(r.report.log.used == 4);
     ipr_check_accounting(r.report);
   }
   SECTION(
@@ -326,6 +328,179 @@ TEST_CASE("capture rdma statistic qp mode: auto mode with its criteria", "[captu
     const auto cut = ipr_read("$ rdma statistic qp mode\nlink mlx5_2/1 mode qp auto type");
     CHECK_FALSE(ipr_qp_mode(cut.facts, "mlx5_2", 1).has_value());
     CHECK(ipr_ignored(cut.report, "mode not known") == 1);
+  }
+}
+
+namespace {
+
+// iproute2 commit 5937552b ("rdma: Add \"stat qp show\" support", Mark Zhang, 2019): its
+// example as the mail archive wrapped it, the rest of the record at column 0. A 2019 kernel sent
+// every counter's owner (nldev.c fill_res_counter_entry), so pid and comm say nothing of its mode.
+constexpr const char* kQpShowMail =
+    "$ rdma stat qp show\n"
+    "link mlx5_2/1 cntn 5 pid 31609 comm client.1 rx_write_requests 0\n"
+    "rx_read_requests 0 rx_atomic_requests 0 out_of_buffer 0 out_of_sequence 0\n"
+    "duplicate_request 0 rnr_nak_retry_err 0 packet_seq_err 0\n"
+    "implied_nak_seq_err 0 local_ack_timeout_err 0 resp_local_length_error 0\n"
+    "resp_cqe_error 0 req_cqe_error 0 req_remote_invalid_request 0\n"
+    "req_remote_access_errors 0 resp_remote_access_errors 0\n"
+    "resp_cqe_flush_error 0 req_cqe_flush_error 0\n"
+    "    LQPN: <178>\n";
+
+// A counter of auto mode by type as iproute2 >= 6.7 prints it (res_get_hwcounters:
+// newline_indent before every counter), the man page's mlx5_2/1, lqpn 178 and pid 30489.
+constexpr const char* kQpShowAuto =
+    "$ rdma statistic qp show\n"
+    "link mlx5_2/1 cntn 4 qp-type RC pid 30489 comm ib_send_bw \n"
+    "    rx_write_requests 12\n"
+    "    out_of_sequence 1\n"
+    "    LQPN: <178,179>\n";
+
+const capture::PortFacts* qpc_port(const Facts& f, const std::string& dev, std::uint32_t port) {
+  const auto d = f.devices.find(dev);
+  if (d == f.devices.end()) return nullptr;
+  const auto p = d->second.ports.find(port);
+  return p == d->second.ports.end() ? nullptr : &p->second;
+}
+
+}  // namespace
+
+TEST_CASE("capture rdma statistic qp show: the counters bound to QPs", "[capture]") {
+  SECTION("the commit's example, wrapped by the mail archive") {
+    const auto r = ipr_read(kQpShowMail);
+    CHECK(r.report.formats == Formats{"rdma statistic qp show"});
+    const capture::PortFacts* port = qpc_port(r.facts, "mlx5_2", 1);
+    REQUIRE(port != nullptr);
+    REQUIRE(port->bound_counters.size() == 1);
+    const BoundCounter& c = port->bound_counters[0];
+    CHECK(c.id == 5U);
+    CHECK(c.pid == std::optional<std::uint32_t>(31609));
+    CHECK(c.comm == "client.1");
+    CHECK(c.kern_name.empty());
+    CHECK_FALSE(c.qp_type.has_value());
+    CHECK(c.mode == 0U);  // an owner alone does not tell auto by PID from manual
+    CHECK(c.qpns == std::vector<std::uint32_t>{178});
+    CHECK(c.hw_counters.size() == 18U);
+    CHECK(c.hw_counters.at("req_cqe_flush_error") == 0U);
+    // Its counters are the counter's, not the port's.
+    CHECK(ipr_port_file(r.facts, "mlx5_2", 1, "hw_counters/rx_write_requests") == "<absent>");
+    CHECK(r.facts.qp_counters_listed);  // `rdma stat qp show`: every counter of the host
+    CHECK(r.report.log.used == 8U);
+    ipr_check_accounting(r.report);
+  }
+  SECTION("6.7's one counter a line; a QP type means auto mode") {
+    const auto r = ipr_read(kQpShowAuto);
+    const capture::PortFacts* port = qpc_port(r.facts, "mlx5_2", 1);
+    REQUIRE(port != nullptr);
+    REQUIRE(port->bound_counters.size() == 1);
+    const BoundCounter& c = port->bound_counters[0];
+    CHECK(c.mode == 1U);
+    CHECK(c.qp_type == std::optional<std::uint8_t>(2));  // IB_QPT_RC
+    CHECK(c.qpns == std::vector<std::uint32_t>{178, 179});
+    CHECK(c.hw_counters.at("rx_write_requests") == 12U);
+    ipr_check_accounting(r.report);
+  }
+  SECTION("-j gives the plain rendering's counter (rdma/stat.c under json, \"lqpn\" array)") {
+    const auto j = ipr_read(
+        "$ rdma -j statistic qp show\n"
+        "[{\"ifindex\":2,\"ifname\":\"mlx5_2\",\"port\":1,\"cntn\":4,\"qp-type\":\"RC\","
+        "\"pid\":30489,\"comm\":\"ib_send_bw\",\"rx_write_requests\":12,"
+        "\"out_of_sequence\":1,\"lqpn\":[178,179]}]\n");
+    CHECK(j.report.formats == Formats{"rdma statistic qp show"});
+    const auto plain = ipr_read(kQpShowAuto);
+    REQUIRE(qpc_port(j.facts, "mlx5_2", 1) != nullptr);
+    CHECK(qpc_port(j.facts, "mlx5_2", 1)->bound_counters ==
+          qpc_port(plain.facts, "mlx5_2", 1)->bound_counters);
+    CHECK(j.facts.qp_counters_listed);
+  }
+  SECTION("a manual counter of today's kernel: no type, no owner") {
+    const auto r = ipr_read(
+        "# rdma statistic qp show\nlink mlx5_2/1 cntn 4 \n    rx_write_requests 0\n"
+        "    LQPN: <178>\n");
+    REQUIRE(qpc_port(r.facts, "mlx5_2", 1) != nullptr);
+    CHECK(qpc_port(r.facts, "mlx5_2", 1)->bound_counters.at(0).mode == 2U);
+  }
+  SECTION("a kernel user's counter: comm in brackets (rdma/res.c print_comm)") {
+    const auto r = ipr_read(
+        "$ rdma statistic qp show\nlink mlx5_0/1 cntn 2 comm [rds_rdma] \n"
+        "    rx_write_requests 0\n    LQPN: <5>\n");
+    REQUIRE(qpc_port(r.facts, "mlx5_0", 1) != nullptr);
+    const BoundCounter& c = qpc_port(r.facts, "mlx5_0", 1)->bound_counters.at(0);
+    CHECK(c.kern_name == "rds_rdma");
+    CHECK(c.comm.empty());
+  }
+  SECTION("a filtered dump or one without its command line lists not every counter") {
+    for (const std::string cmd :
+         {"$ rdma statistic qp show link mlx5_2/1\n", "$ rdma statistic qp show | head\n", ""}) {
+      const auto r = ipr_read(cmd +
+                              "link mlx5_2/1 cntn 4 \n    rx_write_requests 0\n"
+                              "    LQPN: <178>\n");
+      CHECK(qpc_port(r.facts, "mlx5_2", 1)->bound_counters.size() == 1U);
+      CHECK_FALSE(r.facts.qp_counters_listed);
+    }
+  }
+  SECTION("a record cut before its QP list is not used, and the dump is not whole") {
+    const auto r = ipr_read(
+        "$ rdma statistic qp show\nlink mlx5_2/1 cntn 4 pid 3 comm a\n"
+        "    rx_write_requests 0\n    rx_read_req");
+    CHECK(qpc_port(r.facts, "mlx5_2", 1) == nullptr);
+    CHECK_FALSE(r.facts.qp_counters_listed);
+    CHECK(ipr_ignored(r.report, "not as the tool prints it") == 3);
+    ipr_check_accounting(r.report);
+  }
+  SECTION("a whole dump that printed nothing: no counter on any port") {
+    const auto r = ipr_read(
+        "$ rdma statistic qp show\n$ rdma statistic qp mode\n"
+        "link rxe0/1 mode qp auto off\n");
+    CHECK(r.facts.qp_counters_listed);
+    CHECK(r.report.formats == (Formats{"rdma statistic qp show", "rdma statistic qp mode"}));
+    const auto json = ipr_read("$ rdma -j stat qp\n[]\n");
+    CHECK(json.facts.qp_counters_listed);
+    ipr_check_accounting(json.report);
+  }
+}
+
+TEST_CASE("capture snapshot: qp mode and qp show tell none from manual", "[capture]") {
+  const std::string link =
+      "$ rdma link\nlink rxe0/1 state ACTIVE physical_state LINK_UP netdev eth0\n";
+  const auto port_of = [](const std::string& text) {
+    const auto set = assemble({{"s.txt", text, {}}});
+    REQUIRE(set.captures.size() == 1);
+    const Snapshot snap = build_snapshot(set.captures[0], set.files, set.host, 1);
+    REQUIRE(snap.devices.size() == 1);
+    REQUIRE(snap.devices[0].ports.size() == 1);
+    return snap.devices[0].ports[0];
+  };
+  const std::string off = "$ rdma statistic qp mode\nlink rxe0/1 mode qp auto off\n";
+  SECTION("auto off and no counter: none (core/counters.c rdma_counter_free)") {
+    const PortSample p = port_of(link + off + "$ rdma statistic qp show\n");
+    REQUIRE(p.qp_counter_mode.has_value());
+    CHECK(p.qp_counter_mode->mode == 0U);
+    CHECK(p.qp_counter_mode->auto_mask == 0U);
+    CHECK(p.bound_counters.empty());
+  }
+  SECTION("auto off with a bound counter: manual") {
+    const PortSample p = port_of(link + off +
+                                 "$ rdma statistic qp show\nlink rxe0/1 cntn 1 \n"
+                                 "    rx_write_requests 7\n    LQPN: <17>\n");
+    REQUIRE(p.qp_counter_mode.has_value());
+    CHECK(p.qp_counter_mode->mode == 2U);
+    REQUIRE(p.bound_counters.size() == 1);
+    CHECK(p.bound_counters[0].hw_counters.at("rx_write_requests") == 7U);
+  }
+  SECTION("auto off without the dump: the mode is not known") {
+    CHECK_FALSE(port_of(link + off).qp_counter_mode.has_value());
+  }
+  SECTION("in auto mode every counter is an auto one") {
+    const PortSample p = port_of(link +
+                                 "$ rdma statistic qp mode\n"
+                                 "link rxe0/1 mode qp auto pid on\n"
+                                 "$ rdma statistic qp show\nlink rxe0/1 cntn 1 pid 40 comm a \n"
+                                 "    LQPN: <17>\n");
+    REQUIRE(p.qp_counter_mode.has_value());
+    CHECK(p.qp_counter_mode->mode == 1U);
+    REQUIRE(p.bound_counters.size() == 1);
+    CHECK(p.bound_counters[0].mode == 1U);
   }
 }
 
