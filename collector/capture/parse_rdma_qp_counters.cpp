@@ -137,12 +137,14 @@ std::optional<ParsedCounter> parse_json_record(const nlohmann::json& object) {
   if (!object.is_object()) return std::nullopt;
   const std::string dev = json_text(object, "ifname");
   const auto port = json_port(object);
-  const auto id = object.contains("cntn") ? json_u64(object["cntn"]) : std::nullopt;
+  const auto cntn = object.find("cntn");
   const auto lqpn = object.find("lqpn");
-  if (!is_object_name(dev) || !port || !id || *id > UINT32_MAX || lqpn == object.end() ||
+  if (!is_object_name(dev) || !port || cntn == object.end() || lqpn == object.end() ||
       !lqpn->is_array()) {
     return std::nullopt;
   }
+  const auto id = json_u64(*cntn);
+  if (!id || *id > UINT32_MAX) return std::nullopt;
   ParsedCounter out{dev, *port, {}};
   BoundCounter& c = out.counter;
   c.id = static_cast<std::uint32_t>(*id);
