@@ -3,7 +3,7 @@
 taken inside the rxe VM with `report --json --capture BUNDLE` taken on the host. Same devices,
 ports, netdevs and port -> netdev links, same findings (rule, target), every series name of the
 inside report except those the bundle cannot carry (EXPECTED_MISSING, with the reason), and the
-same QP counter mode values (SAME_VALUE).
+same QP counter mode values (SAME_VALUE) and devices' resources in use.
 Usage: capture-roundtrip.py INSIDE.json OUTSIDE.json"""
 import json
 import sys
@@ -41,6 +41,10 @@ def values(report):
             for s in port.get("series", []) if s["name"] in SAME_VALUE}
 
 
+def resources(report):
+    return {dev["name"]: dev.get("resources") for dev in report["devices"]}
+
+
 def findings(report):
     return {(f.get("rule"), json.dumps(f.get("target"), sort_keys=True)) for f in report["findings"]}
 
@@ -61,6 +65,8 @@ def main():
                       f"bundle {sorted(values(outside).items())}")
     if not values(inside):
         errors.append("no QP counter mode series inside the VM")
+    if resources(inside) != resources(outside):
+        errors.append(f"resources differ: inside {resources(inside)}, bundle {resources(outside)}")
     if findings(inside) != findings(outside):
         errors.append(f"findings differ: inside {sorted(findings(inside))}, bundle {sorted(findings(outside))}")
     if not inside["devices"]:
