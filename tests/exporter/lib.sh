@@ -117,11 +117,19 @@ check_metrics() {
 }
 
 # free_port: a free loopback port for servers that cannot report a kernel-chosen one
-# (Prometheus, node_exporter); tries a few random ones.
+# (Prometheus, node_exporter); tries a few random ones. Below the kernel's ephemeral range
+# (net.ipv4.ip_local_port_range, ip-sysctl.rst), where no outgoing connection of a test running
+# beside this one takes a local port, and only one that binds now: a port nobody listens on can
+# still be bound by a connection, which a connect() probe does not see.
 free_port() {
-  local p
-  for p in $(shuf -i 20000-60000 -n 20); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then echo "$p"; return 0; fi
+  local p low
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || low=32768
+  for p in $(shuf -i 10000-$((low - 1)) -n 20); do
+    if python3 -c 'import socket,sys; socket.socket().bind(("127.0.0.1", int(sys.argv[1])))' \
+      "$p" 2>/dev/null; then
+      echo "$p"
+      return 0
+    fi
   done
   return 1
 }
