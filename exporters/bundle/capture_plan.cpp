@@ -191,7 +191,7 @@ std::vector<PlannedCommand> plan_commands(const HostNames& host, const std::stri
   run({"rdma", "statistic", "show"});
   run({"rdma", "statistic", "qp", "mode"});
   run({"rdma", "statistic", "qp", "show"});  // with the mode: tells none from manual
-  run({"rdma", "resource"});  // the summary: every RES_SUMMARY count, zeros too
+  run({"rdma", "resource"});                 // the summary: every RES_SUMMARY count, zeros too
   run({"rdma", "res", "show", "qp"});
   run({"rdma", "res", "show", "cq"});
   run({"rdma", "res", "show", "mr"});
