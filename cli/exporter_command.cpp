@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/common_options.h"
+#include "collector/process_collector.h"
 #include "exporters/prometheus/exporter_service.h"
 #include "exporters/prometheus/web_config.h"
 #include "pipeline/fast_loop.h"
@@ -53,6 +54,7 @@ int run_exporter(const ExporterCommandOptions& options) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   ExporterOptions service_options = options.service;
+  service_options.read_process = host_process_reader();
   if (!options.web_config.empty()) {
     if (auto error = apply_web_config(options.web_config, service_options)) {
       std::cerr << "rdmatop exporter: --web-config: " << error->message << "\n";

@@ -18,7 +18,7 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "collector/collect.h"
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 #include "pipeline/tick.h"
 #include "probes/port_retransmits.h"
 #include "probes/protocol.h"

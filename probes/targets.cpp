@@ -10,7 +10,7 @@
 #include <functional>
 #include <set>
 
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop::probes {
 

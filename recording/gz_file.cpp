@@ -8,7 +8,7 @@
 #include <climits>
 #include <utility>
 
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 

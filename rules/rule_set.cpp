@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 #include "rules/builtin_pack.h"
 
 namespace rdmatop {

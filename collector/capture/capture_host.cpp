@@ -447,7 +447,7 @@ bool is_recording(std::string_view text) {
          first.find("\"format\":\"rdmatop.recording\"") != std::string_view::npos;
 }
 
-// The manifest.json of an `rdmatop capture` bundle (exporters/bundle/bundle.h): a JSON object
+// The manifest.json of an `rdmatop capture` bundle (collector/bundle/bundle.h): a JSON object
 // whose second line is its "format" member, "rdmatop.capture-bundle".
 bool is_bundle_manifest(std::string_view text) {
   const std::string_view head = text.substr(0, std::min<std::size_t>(text.size(), 256));
@@ -456,7 +456,7 @@ bool is_bundle_manifest(std::string_view text) {
 }
 
 // The commands an `rdmatop capture` manifest gives its files (each entry's "path" and "argv",
-// exporters/bundle/bundle.cpp make_manifest), keyed by the name the file has as an input beside
+// collector/bundle/bundle.cpp make_manifest), keyed by the name the file has as an input beside
 // the manifest (same directory or archive). A bundle file holds the tool's output alone, and
 // much of it names no interface ("NIC statistics:", "driver: mlx5_core"): its command does.
 std::map<std::string, std::string> bundle_commands(const std::vector<CaptureInput>& inputs) {

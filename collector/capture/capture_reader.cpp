@@ -9,7 +9,7 @@
 #include <memory>
 #include <system_error>
 
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop::capture {
 namespace {

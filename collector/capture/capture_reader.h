@@ -1,6 +1,6 @@
 // The input side of `report --capture PATH`: PATH is a file, a directory (read recursively, in
 // name order) or an archive (.tar, .tar.gz: recognised by its bytes, read with libarchive).
-// Every file is read bounded (collector/source/bounded_file.h) and never blocks; a file that
+// Every file is read bounded (util/bounded_file.h) and never blocks; a file that
 // cannot be read is listed with its error, never fatal.
 #pragma once
 

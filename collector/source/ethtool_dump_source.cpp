@@ -13,7 +13,7 @@
 #include <utility>
 
 #include "collector/parse/ethtool_text.h"
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 #include "collector/source/ethtool_source.h"
 
 namespace rdmatop {

@@ -148,7 +148,8 @@ Result<int> ExporterService::start() {
   if (!fd) return fd.error();
   const int port = bound_port(*fd);
   poll_once();
-  collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_);
+  collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_,
+                                                     options_.read_process);
   page_ = std::make_unique<MetricsPage>(collectable_);
   if (!options_.basic_auth_users.empty()) {
     BasicAuthOptions auth;

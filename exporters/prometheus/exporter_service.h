@@ -31,6 +31,8 @@ struct ExporterOptions {
   /// user -> bcrypt hash (--web-config's basic_auth_users); non-empty: /metrics needs one.
   std::map<std::string, std::string> basic_auth_users;
   http::ServerLimits http;  ///< deadlines and caps of the HTTP server (docs/security.md)
+  /// The exporter's own process_* metrics (collector/process_collector.h); empty: none.
+  ProcessReader read_process;
 };
 
 class ExporterService {

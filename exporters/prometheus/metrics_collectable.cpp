@@ -311,10 +311,11 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
   return families;
 }
 
-ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options)
+ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options,
+                                     ProcessReader read_process)
     : view_(std::move(view)),
       options_(std::move(options)),
-      proc_(make_directory_file_source("/proc")) {}
+      read_process_(std::move(read_process)) {}
 
 std::vector<MetricFamily> ReportCollectable::Collect() const {
   return *families();
@@ -332,7 +333,9 @@ std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() c
   // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
   // racing on a new collection may both build it, and both results are identical but for the
   // process metrics read a moment apart. A process metric that cannot be read is left out.
-  if (auto process = read_process_metrics(*proc_)) view.process = *process;
+  if (read_process_) {
+    if (auto process = read_process_()) view.process = *process;
+  }
   auto families =
       std::make_shared<const std::vector<MetricFamily>>(build_metric_families(view, options_));
   const std::lock_guard<std::mutex> lock(mutex_);

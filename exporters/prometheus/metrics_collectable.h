@@ -17,8 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "collector/source/file_source.h"
-#include "exporters/prometheus/process_metrics.h"
+#include "collector/model/process_metrics.h"
 #include "exporters/prometheus/raw_counter_filter.h"
 #include "pipeline/tick.h"
 
@@ -61,11 +60,12 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
 /// thread-safe: scrapes call it concurrently and must never touch the kernel. The families are
 /// built once per collection (per PublishedTick and poll count) and every scrape of that
 /// collection is served the cached families: building them was most of a scrape's time.
-/// Each rebuild also reads the exporter's own process metrics from /proc/self (a few small
-/// procfs reads, never sysfs or the NIC).
+/// Each rebuild also reads the exporter's own process metrics with `read_process` (on a host,
+/// a few small procfs reads of /proc/self, never sysfs or the NIC; empty: no process_*).
 class ReportCollectable : public prometheus::Collectable {
  public:
-  ReportCollectable(std::function<ExporterView()> view, MetricsOptions options);
+  ReportCollectable(std::function<ExporterView()> view, MetricsOptions options,
+                    ProcessReader read_process);
   std::vector<prometheus::MetricFamily> Collect() const override;
   /// The families of the latest collection, shared (the same pointer for every scrape of one
   /// collection, so a caller may cache what it derives from them).
@@ -81,8 +81,8 @@ class ReportCollectable : public prometheus::Collectable {
 
   std::function<ExporterView()> view_;
   MetricsOptions options_;
-  std::unique_ptr<FileSource> proc_;  ///< /proc, for process_*
-  mutable std::mutex mutex_;          // guards cached_
+  ProcessReader read_process_;  ///< the process_* families' values
+  mutable std::mutex mutex_;    // guards cached_
   mutable Cached cached_;
 };
 

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "collector/normalize/counter_table.h"
+#include "collector/process_collector.h"
 #include "exporters/prometheus/metrics_collectable.h"
 #include "tests/support/metric_family.h"
 #include "tests/support/text_search.h"
@@ -207,7 +208,7 @@ TEST_CASE("exporter: scrapes of one collection share its families; a new one is 
         const std::lock_guard<std::mutex> lock(mutex);
         return current;
       },
-      options());
+      options(), host_process_reader());
   const std::string first = text(collectable.Collect());
   CHECK(without_process(first) == text(build_metric_families(current, options())));
   CHECK(text(collectable.Collect()) == first);

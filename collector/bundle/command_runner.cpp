@@ -1,4 +1,4 @@
-#include "exporters/bundle/command_runner.h"
+#include "collector/bundle/command_runner.h"
 
 #include <fcntl.h>
 #include <poll.h>

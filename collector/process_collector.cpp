@@ -1,7 +1,9 @@
-#include "exporters/prometheus/process_metrics.h"
+#include "collector/process_collector.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include <memory>
 
 #include "collector/parse/procfs_process_parse.h"
 
@@ -30,6 +32,11 @@ Result<ProcessMetrics> read_process_metrics(const FileSource& proc) {
   rlimit limit{};
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0) m.max_fds = static_cast<double>(limit.rlim_cur);
   return m;
+}
+
+ProcessReader host_process_reader() {
+  std::shared_ptr<const FileSource> proc = make_directory_file_source("/proc");
+  return [proc] { return read_process_metrics(*proc); };
 }
 
 }  // namespace rdmatop

@@ -1,4 +1,4 @@
-#include "exporters/bundle/bundle.h"
+#include "collector/bundle/bundle.h"
 
 #include <archive.h>
 #include <archive_entry.h>

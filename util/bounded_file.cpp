@@ -1,4 +1,4 @@
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,4 +1,4 @@
-#include "exporters/bundle/capture_plan.h"
+#include "collector/bundle/capture_plan.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -6,7 +6,7 @@
 #include <string_view>
 #include <system_error>
 
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop::bundle {
 namespace {

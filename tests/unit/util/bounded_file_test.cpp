@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "collector/source/bounded_file.h"
+#include "util/bounded_file.h"
 #include "collector/source/ethtool_source.h"
 #include "probes/targets.h"
 #include "rules/rule_set.h"

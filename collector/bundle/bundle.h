@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "collector/model/result.h"
-#include "exporters/bundle/command_runner.h"
+#include "collector/bundle/command_runner.h"
 
 namespace rdmatop::bundle {
 
