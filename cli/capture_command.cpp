@@ -16,12 +16,12 @@
 #include "cli/build_info.h"
 #include "cli/commands.h"
 #include "cli/common_options.h"
-#include "util/bounded_file.h"
 #include "collector/bundle/bundle.h"
 #include "collector/bundle/capture_plan.h"
 #include "pipeline/monitor.h"
 #include "pipeline/tick.h"
 #include "recording/recording_writer.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 

@@ -18,13 +18,13 @@
 #include "cli/commands.h"
 #include "cli/common_options.h"
 #include "collector/collect.h"
-#include "util/bounded_file.h"
 #include "pipeline/tick.h"
 #include "probes/port_retransmits.h"
 #include "probes/protocol.h"
 #include "probes/runner.h"
 #include "probes/with_probes.h"
 #include "recording/snapshot_json.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "util/bounded_file.h"
 #include "rules/builtin_pack.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 

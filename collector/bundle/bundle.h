@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "collector/model/result.h"
 #include "collector/bundle/command_runner.h"
+#include "collector/model/result.h"
 
 namespace rdmatop::bundle {
 

@@ -13,8 +13,8 @@
 #include <utility>
 
 #include "collector/parse/ethtool_text.h"
-#include "util/bounded_file.h"
 #include "collector/source/ethtool_source.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <string>
 
-#include "util/bounded_file.h"
 #include "collector/source/ethtool_source.h"
 #include "probes/targets.h"
 #include "rules/rule_set.h"
 #include "tests/support/fifo_unblocker.h"
 #include "tests/support/temp_dir.h"
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 namespace {

@@ -8,10 +8,10 @@
 #include <chrono>
 #include <string>
 
-#include "collector/capture/capture_host.h"
-#include "collector/capture/capture_reader.h"
 #include "collector/bundle/bundle.h"
 #include "collector/bundle/capture_plan.h"
+#include "collector/capture/capture_host.h"
+#include "collector/capture/capture_reader.h"
 #include "tests/support/run_binary.h"
 #include "tests/support/temp_dir.h"
 
