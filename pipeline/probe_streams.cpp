@@ -10,11 +10,6 @@ namespace rdmatop {
 
 namespace {
 
-/// A rate with a per-second value (ok, or wrap accounted for).
-bool has_per_second(const Rate& rate) {
-  return rate.state == RateState::ok || rate.state == RateState::wrap;
-}
-
 Rate rate_of(const PublishedTick& report, const std::string& name, const Labels& stream) {
   for (const SeriesWithRate& s : report.probe_series) {
     if (s.series.name != name) continue;
@@ -39,7 +34,7 @@ std::vector<ProbeStreamView> probe_stream_views(const PublishedTick& report) {
     v.sent_rate = rate_of(report, "rdma_probe_sent_total", stream);
     v.timeout_rate = rate_of(report, "rdma_probe_timeouts_total", stream);
     if (p.retransmits) v.retransmit_rate = rate_of(report, "rdma_probe_retransmits_total", stream);
-    if (has_per_second(v.sent_rate) && has_per_second(v.timeout_rate) &&
+    if (rate_has_value(v.sent_rate) && rate_has_value(v.timeout_rate) &&
         v.sent_rate.per_second > 0) {
       v.interval_loss = v.timeout_rate.per_second / v.sent_rate.per_second;
     }

@@ -155,6 +155,7 @@ PublishedTick build_tick(const Observation* first, Observation last, std::vector
       }
     }
   }
+  for (TickPort& port : report.ports) port.view = build_port_view(port.series);
   return report;
 }
 

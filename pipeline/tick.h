@@ -12,6 +12,7 @@
 #include "collector/normalize/normalizer.h"
 #include "collector/normalize/rates.h"
 #include "collector/normalize/series.h"
+#include "pipeline/port_view.h"
 #include "rules/fast/fast_path_port.h"
 #include "rules/finding.h"
 #include "rules/rule_coverage.h"
@@ -29,6 +30,7 @@ struct TickPort {
   std::optional<std::size_t> netdev_index;  ///< into PublishedTick::snapshot.netdevs
   std::optional<GidEntry> roce_v2_gid;      ///< first routable RoCE v2 GID, if any
   std::vector<SeriesWithRate> series;       ///< canonical series of this port, sorted by key
+  PortView view;  ///< the figures every surface shows of this port, from `series`
 };
 
 struct PublishedTick {

@@ -292,38 +292,28 @@ const TickPort* find_port(const PublishedTick& report, const std::string& device
 //? Sparklines of the key figures over the history window, newest on the right.
 std::vector<Line> history_lines(const History& history, const std::string& device,
                                 std::uint32_t port, bool unicode) {
-  using Getter = std::optional<Rate> PortFigures::*;
-  struct Plot {
-    const char* name;
-    Getter field;
-    const char* suffix;
-  };
-  static const std::vector<Plot> kPlots = {
-      {"RX B/s", &PortFigures::rx_bytes, " B/s"},  {"TX B/s", &PortFigures::tx_bytes, " B/s"},
-      {"RX PAUSE", &PortFigures::rx_pause, "%"},   {"TX PAUSE", &PortFigures::tx_pause, "%"},
-      {"ECN/s", &PortFigures::ecn, "/s"},          {"CNP/s", &PortFigures::cnp, "/s"},
-      {"RETX/s", &PortFigures::retransmits, "/s"}, {"DROPS/s", &PortFigures::drops, "/s"},
-  };
-  std::vector<PortFigures> figures;
+  std::vector<const PortView*> figures;  // per tick of the window; null: port not in it
   for (const auto& r : history.reports()) {
     const TickPort* pr = find_port(*r, device, port);
-    figures.push_back(pr ? port_figures(*pr) : PortFigures{});
+    figures.push_back(pr ? &pr->view : nullptr);
   }
   std::vector<Row> rows;
-  for (const Plot& p : kPlots) {
+  const auto& defs = port_figure_defs();
+  for (std::size_t k = 0; k < defs.size(); ++k) {
     std::vector<std::optional<double>> values;
-    for (const auto& f : figures) {
-      const auto& rate = f.*(p.field);
-      if (rate && (rate->state == RateState::ok || rate->state == RateState::wrap)) {
-        values.push_back(rate->per_second);
+    for (const PortView* f : figures) {
+      const std::optional<Rate>* rate = f ? &f->figures[k] : nullptr;
+      if (rate && *rate && rate_has_value(**rate)) {
+        values.push_back((*rate)->per_second);
       } else {
         values.push_back(std::nullopt);
       }
     }
-    const auto& now = figures.empty() ? std::optional<Rate>{} : figures.back().*(p.field);
+    const std::optional<Rate> now =
+        figures.empty() || figures.back() == nullptr ? std::nullopt : figures.back()->figures[k];
     Row row;
-    row.cells.push_back(Cell{p.name, Tone::normal, std::nullopt});
-    row.cells.push_back(rate_cell(now, p.suffix));
+    row.cells.push_back(Cell{std::string(defs[k].title), Tone::normal, std::nullopt});
+    row.cells.push_back(rate_cell(now, std::string(defs[k].unit)));
     row.cells.push_back(Cell{sparkline(values, unicode), Tone::ok, std::nullopt});
     rows.push_back(std::move(row));
   }
@@ -540,53 +530,28 @@ Line key_bar(const UiState& state) {
 }  // namespace
 
 const std::vector<std::string>& pfc_columns() {
-  static const std::vector<std::string> kColumns = {
-      "PRIO",       "PFC",    "RX PAUSED", "TX PAUSED",  "RX PAUSE/s",
-      "TX PAUSE/s", "RX B/s", "TX B/s",    "DISCARDS/s", "ECN/s"};
+  static const std::vector<std::string> kColumns = [] {
+    std::vector<std::string> c = {"PRIO", "PFC"};
+    for (const FigureDef& def : priority_figure_defs()) c.emplace_back(def.title);
+    return c;
+  }();
   return kColumns;
 }
 
 std::vector<Row> pfc_rows(const TickPort& port) {
-  // Priorities with PFC on or any non-zero per-priority counter (idle ones repeat zeros).
-  std::set<std::string> priorities;
-  std::map<std::string, bool> enabled;
-  for (const auto& s : port.series) {
-    const std::string& prio = label_value(s.series.labels, "priority");
-    if (prio.empty()) continue;
-    if (s.series.name == "rdma_pfc_enabled") enabled[prio] = s.series.value != 0;
-    if (s.series.value != 0) priorities.insert(prio);
-  }
-  const auto rate_of = [&](const std::string& name, const std::string& direction,
-                           const std::string& prio) -> std::optional<Rate> {
-    for (const auto& s : port.series) {
-      if (s.series.name == name && label_value(s.series.labels, "priority") == prio &&
-          label_value(s.series.labels, "direction") == direction) {
-        return s.rate;
-      }
-    }
-    return std::nullopt;
-  };
   std::vector<Row> rows;
-  for (const std::string& prio : priorities) {
+  const auto& defs = priority_figure_defs();
+  for (const PriorityView& pv : port.view.priorities) {
     Row row;
-    row.cells.push_back(Cell{prio, Tone::normal, std::nullopt});
-    const auto on = enabled.find(prio);
-    row.cells.push_back(on == enabled.end()
+    row.cells.push_back(Cell{pv.priority, Tone::normal, std::nullopt});
+    row.cells.push_back(!pv.pfc_enabled
                             ? Cell{"-", Tone::dim, std::nullopt}
-                            : Cell{on->second ? "on" : "off", Tone::normal, std::nullopt});
-    for (const char* dir : {"rx", "tx"}) {
-      const auto rate = rate_of("rdma_pfc_pause_seconds_total", dir, prio);
-      Cell cell = rate_cell(rate, "%");
-      if (cell.sort_value) cell.tone = pause_tone(*cell.sort_value);
-      row.cells.push_back(cell);
+                            : Cell{*pv.pfc_enabled ? "on" : "off", Tone::normal, std::nullopt});
+    for (std::size_t k = 0; k < defs.size(); ++k) {
+      Cell cell = rate_cell(pv.figures[k], std::string(defs[k].unit));
+      if (defs[k].unit == "%" && cell.sort_value) cell.tone = pause_tone(*cell.sort_value);
+      row.cells.push_back(std::move(cell));
     }
-    row.cells.push_back(rate_cell(rate_of("rdma_pfc_pause_frames_total", "rx", prio), "/s"));
-    row.cells.push_back(rate_cell(rate_of("rdma_pfc_pause_frames_total", "tx", prio), "/s"));
-    row.cells.push_back(rate_cell(rate_of("rdma_priority_bytes_total", "rx", prio), " B/s"));
-    row.cells.push_back(rate_cell(rate_of("rdma_priority_bytes_total", "tx", prio), " B/s"));
-    row.cells.push_back(rate_cell(rate_of("rdma_priority_discards_total", "", prio), "/s"));
-    row.cells.push_back(
-        rate_cell(rate_of("rdma_priority_ecn_marked_packets_total", "", prio), "/s"));
     rows.push_back(std::move(row));
   }
   return rows;

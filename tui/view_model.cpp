@@ -13,27 +13,6 @@ namespace rdmatop::tui {
 
 namespace {
 
-bool rate_ok(const Rate& r) {
-  return r.state == RateState::ok || r.state == RateState::wrap;
-}
-
-/// Rates of every series named `name` whose `direction` label equals `direction` ("" = any).
-std::vector<Rate> rates_of(const TickPort& port, const std::string& name,
-                           const std::string& direction = "*") {
-  std::vector<Rate> out;
-  for (const auto& s : port.series) {
-    if (s.series.name != name || s.series.kind != SeriesKind::counter) continue;
-    if (direction != "*" && label_value(s.series.labels, "direction") != direction) continue;
-    out.push_back(s.rate);
-  }
-  return out;
-}
-
-std::vector<Rate> concat(std::vector<Rate> a, const std::vector<Rate>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -46,14 +25,14 @@ Cell text_cell(std::string text, Tone tone = Tone::normal) {
 
 Cell pause_cell(const std::optional<Rate>& rate) {
   Cell cell = rate_cell(rate, "%");
-  if (rate && rate_ok(*rate)) cell.tone = pause_tone(rate->per_second);
+  if (rate && rate_has_value(*rate)) cell.tone = pause_tone(rate->per_second);
   return cell;
 }
 
 /// Any non-zero drop or retransmission rate deserves a look; zero is quiet.
 Cell trouble_cell(const std::optional<Rate>& rate) {
   Cell cell = rate_cell(rate, "/s");
-  if (rate && rate_ok(*rate) && rate->per_second > 0) cell.tone = Tone::warn;
+  if (rate && rate_has_value(*rate) && rate->per_second > 0) cell.tone = Tone::warn;
   return cell;
 }
 
@@ -87,46 +66,19 @@ std::shared_ptr<const PublishedTick> History::previous() const {
 }
 
 const std::vector<std::string>& port_columns() {
-  static const std::vector<std::string> kColumns = {
-      "PORT",     "NETDEV", "STATE", "RATE",   "RX B/s",  "TX B/s",       "RX PAUSE",
-      "TX PAUSE", "ECN/s",  "CNP/s", "RETX/s", "DROPS/s", "WORST FINDING"};
+  static const std::vector<std::string> kColumns = [] {
+    std::vector<std::string> c = {"PORT", "NETDEV", "STATE", "RATE"};
+    for (const FigureDef& def : port_figure_defs()) c.emplace_back(def.title);
+    c.emplace_back("WORST FINDING");
+    return c;
+  }();
   return kColumns;
-}
-
-std::optional<Rate> combine_rates(const std::vector<Rate>& rates, bool take_max) {
-  if (rates.empty()) return std::nullopt;
-  Rate out{RateState::ok, 0};
-  for (const Rate& r : rates) {
-    if (!rate_ok(r)) return Rate{r.state, 0};
-    out.per_second =
-        take_max ? std::max(out.per_second, r.per_second) : out.per_second + r.per_second;
-  }
-  return out;
-}
-
-PortFigures port_figures(const TickPort& port) {
-  PortFigures f;
-  f.rx_bytes = combine_rates(rates_of(port, "rdma_bytes_total", "rx"), false);
-  f.tx_bytes = combine_rates(rates_of(port, "rdma_bytes_total", "tx"), false);
-  f.rx_pause = combine_rates(rates_of(port, "rdma_pfc_pause_seconds_total", "rx"), true);
-  f.tx_pause = combine_rates(rates_of(port, "rdma_pfc_pause_seconds_total", "tx"), true);
-  f.ecn = combine_rates(rates_of(port, "rdma_ecn_marked_packets_total"), false);
-  f.cnp = combine_rates(
-      concat(rates_of(port, "rdma_cnp_sent_total"), rates_of(port, "rdma_cnp_received_total")),
-      false);
-  f.retransmits = combine_rates(
-      concat(rates_of(port, "rdma_retransmits_total"), rates_of(port, "rdma_ack_timeouts_total")),
-      false);
-  f.drops = combine_rates(concat(rates_of(port, "rdma_port_discards_total"),
-                                 rates_of(port, "rdma_out_of_buffer_total")),
-                          false);
-  return f;
 }
 
 Cell rate_cell(const std::optional<Rate>& rate, const std::string& suffix) {
   if (!rate) return Cell{kAbsentCell, Tone::dim, std::nullopt};
   Cell cell{format_rate(*rate, suffix), Tone::normal, std::nullopt};
-  if (rate_ok(*rate)) {
+  if (rate_has_value(*rate)) {
     cell.sort_value = rate->per_second;
   } else {
     cell.tone = rate->state == RateState::reset ? Tone::warn : Tone::dim;
@@ -208,7 +160,6 @@ PortsTable build_ports_table(const PublishedTick& report, const UiState& state) 
   for (std::size_t i = 0; i < report.ports.size(); ++i) {
     const TickPort& pr = report.ports[i];
     const PortSample& port = report.snapshot.devices[pr.device_index].ports[pr.port_index];
-    const PortFigures f = port_figures(pr);
     Row row;
     row.cells.push_back(Cell{port_label(report, pr), Tone::normal, std::nullopt});
     row.cells.push_back(text_cell(port.netdev));
@@ -216,14 +167,20 @@ PortsTable build_ports_table(const PublishedTick& report, const UiState& state) 
     Cell rate = text_cell(port.rate_gbps ? fmt::format("{:g}G", *port.rate_gbps) : "");
     rate.sort_value = port.rate_gbps;
     row.cells.push_back(rate);
-    row.cells.push_back(rate_cell(f.rx_bytes, " B/s"));
-    row.cells.push_back(rate_cell(f.tx_bytes, " B/s"));
-    row.cells.push_back(pause_cell(f.rx_pause));
-    row.cells.push_back(pause_cell(f.tx_pause));
-    row.cells.push_back(rate_cell(f.ecn, "/s"));
-    row.cells.push_back(rate_cell(f.cnp, "/s"));
-    row.cells.push_back(trouble_cell(f.retransmits));
-    row.cells.push_back(trouble_cell(f.drops));
+    // The figures of the port view, in its table's order, each as its unit says; pauses are
+    // coloured by how much of the time they take, retransmissions and drops by being there.
+    for (std::size_t k = 0; k < port_figure_defs().size(); ++k) {
+      const FigureDef& def = port_figure_defs()[k];
+      const std::optional<Rate>& figure = pr.view.figures[k];
+      const auto which = static_cast<PortFigure>(k);
+      if (def.unit == "%") {
+        row.cells.push_back(pause_cell(figure));
+      } else if (which == PortFigure::retransmits || which == PortFigure::drops) {
+        row.cells.push_back(trouble_cell(figure));
+      } else {
+        row.cells.push_back(rate_cell(figure, std::string(def.unit)));
+      }
+    }
     if (const Finding* w = worst_finding(report, pr)) {
       row.cells.push_back(Cell{fmt::format("{} {}", to_string(w->severity), w->rule),
                                severity_tone(w->severity),

@@ -78,21 +78,6 @@ struct PortsTable {
 };
 PortsTable build_ports_table(const PublishedTick& report, const UiState& state);
 
-/// Key per-port figures (also what the sparklines plot). Each is a combined Rate: a sum or max
-/// over the contributing series, whose state is init/reset/stale when any input is not ok.
-struct PortFigures {
-  std::optional<Rate> rx_bytes, tx_bytes;  ///< rdma_bytes_total
-  std::optional<Rate> rx_pause, tx_pause;  ///< max over priorities of pause-seconds rate
-  std::optional<Rate> ecn;                 ///< rdma_ecn_marked_packets_total
-  std::optional<Rate> cnp;                 ///< CNPs sent + received
-  std::optional<Rate> retransmits;         ///< rdma_retransmits_total + rdma_ack_timeouts_total
-  std::optional<Rate> drops;               ///< port discards (both directions) + out_of_buffer
-};
-PortFigures port_figures(const TickPort& port);
-
-/// Sum (or max) of rates; nullopt when `rates` is empty; the first non-ok state wins.
-std::optional<Rate> combine_rates(const std::vector<Rate>& rates, bool take_max);
-
 /// A rate cell: the state word for init/reset/stale (dim; reset is warn), "-" when absent.
 Cell rate_cell(const std::optional<Rate>& rate, const std::string& suffix);
 /// Colour class of a pause occupancy fraction.

@@ -29,6 +29,11 @@ struct Rate {
   double per_second = 0;  ///< meaningful for ok and wrap only; 0 otherwise
 };
 
+/// True when `per_second` is a rate (ok, or wrap: one wrap accounted for).
+inline bool rate_has_value(const Rate& rate) {
+  return rate.state == RateState::ok || rate.state == RateState::wrap;
+}
+
 /// `wrap_modulus`: value at which the counter wraps to 0 (0 = never wraps). A decrease of a
 /// wrapping counter counts as a wrap only if the previous value was above half the modulus
 /// (a small counter that goes down was reset, not wrapped).

@@ -16,10 +16,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-bool valid(const Rate& rate) {
-  return rate.state == RateState::ok || rate.state == RateState::wrap;
-}
-
 std::string count_text(std::uint64_t n) {
   return format_si(static_cast<double>(n));
 }
@@ -40,7 +36,7 @@ ojson rtt_json(const std::optional<RttSummary>& w) {
 }
 
 ojson rate_value(const Rate& rate) {
-  return valid(rate) ? ojson(rate.per_second) : ojson(nullptr);
+  return rate_has_value(rate) ? ojson(rate.per_second) : ojson(nullptr);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ std::optional<double> irq_rate(const PublishedTick& report, const std::string& d
         label_value(s.series.labels, "irq") != std::to_string(irq)) {
       continue;
     }
-    if (s.rate.state == RateState::ok || s.rate.state == RateState::wrap) {
+    if (rate_has_value(s.rate)) {
       return s.rate.per_second;
     }
   }

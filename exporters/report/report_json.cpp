@@ -28,9 +28,7 @@ ojson gid_json(const GidEntry& g) {
 
 ojson rate_json(const Rate& rate) {
   ojson out{{"state", to_string(rate.state)}};
-  out["per_second"] = (rate.state == RateState::ok || rate.state == RateState::wrap)
-                          ? ojson(rate.per_second)
-                          : ojson(nullptr);
+  out["per_second"] = rate_has_value(rate) ? ojson(rate.per_second) : ojson(nullptr);
   return out;
 }
 
@@ -48,6 +46,28 @@ ojson series_json(const SeriesWithRate& s) {
             {"origin", s.series.origin}};
   if (s.series.kind == SeriesKind::counter) out["rate"] = rate_json(s.rate);
   return out;
+}
+
+// The figures of the port view (pipeline/port_view.h) under their keys: what the TUI and the
+// text report show of the port, null where no series feeds a figure.
+ojson figures_json(const std::vector<FigureDef>& defs,
+                   const std::vector<std::optional<Rate>>& figures) {
+  ojson out = ojson::object();
+  for (std::size_t k = 0; k < defs.size() && k < figures.size(); ++k) {
+    out[std::string(defs[k].key)] = figures[k] ? rate_json(*figures[k]) : ojson(nullptr);
+  }
+  return out;
+}
+
+ojson port_view_json(const PortView& view) {
+  ojson priorities = ojson::array();
+  for (const PriorityView& p : view.priorities) {
+    priorities.push_back({{"priority", p.priority},
+                          {"pfc_enabled", optional_json(p.pfc_enabled)},
+                          {"figures", figures_json(priority_figure_defs(), p.figures)}});
+  }
+  return ojson{{"figures", figures_json(port_figure_defs(), view.figures)},
+               {"priorities", std::move(priorities)}};
 }
 
 ojson port_json(const PortSample& port, const TickPort* pr) {
@@ -81,6 +101,7 @@ ojson port_json(const PortSample& port, const TickPort* pr) {
     for (const auto& s : pr->series) series.push_back(series_json(s));
   }
   out["series"] = std::move(series);
+  out["view"] = pr ? port_view_json(pr->view) : ojson(nullptr);
   return out;
 }
 

@@ -66,32 +66,8 @@ std::string inventory(const PublishedTick& report) {
   return table.empty() ? "  no RDMA ports found\n" : table.render("  ");
 }
 
-const Rate* find_rate(const TickPort& pr, const std::string& name, const std::string& direction,
-                      const std::string& priority) {
-  for (const auto& s : pr.series) {
-    if (s.series.name == name && label_value(s.series.labels, "direction") == direction &&
-        label_value(s.series.labels, "priority") == priority) {
-      return &s.rate;
-    }
-  }
-  return nullptr;
-}
-
-std::string rate_cell(const TickPort& pr, const std::string& name, const std::string& direction,
-                      const std::string& priority, const std::string& suffix) {
-  const Rate* rate = find_rate(pr, name, direction, priority);
-  return rate ? format_rate(*rate, suffix) : kAbsentCell;
-}
-
-// Series the PFC table shows as columns, and gauges the inventory already shows: the series
-// list leaves them out (the JSON document keeps everything).
-const std::set<std::string> kPfcTableSeries = {"rdma_pfc_pause_frames_total",
-                                               "rdma_pfc_pause_seconds_total",
-                                               "rdma_pfc_pause_transitions_total",
-                                               "rdma_priority_bytes_total",
-                                               "rdma_priority_discards_total",
-                                               "rdma_priority_ecn_marked_packets_total",
-                                               "rdma_pfc_enabled"};
+// Gauges the inventory already shows: the series list leaves them out, as it does the PFC
+// table's series (is_priority_table_series; the JSON document keeps everything).
 const std::set<std::string> kInventoryGauges = {
     "rdma_port_state",       "rdma_port_phys_state", "rdma_port_rate_bytes_per_second",
     "rdma_netdev_mtu_bytes", "rdma_netdev_up",       "rdma_port_roce_v2_gids",
@@ -100,40 +76,22 @@ const std::set<std::string> kInventoryGauges = {
 const std::set<std::string> kConfigSectionSeries = {"rdma_dcb_dscp_priority",
                                                     "rdma_dcb_trust_dscp"};
 
-std::string pfc_state(const TickPort& pr, const std::string& priority) {
-  for (const auto& s : pr.series) {
-    if (s.series.name == "rdma_pfc_enabled" &&
-        label_value(s.series.labels, "priority") == priority) {
-      return s.series.value != 0 ? "on" : "off";
-    }
-  }
-  return kAbsentCell;
-}
-
-/// Per-priority PFC: share of time paused (pause seconds per second), frames, transitions,
-/// traffic, discards and ECN marks, one row per priority that has PFC on or any non-zero
-/// counter (idle priorities would only repeat zeros).
+/// Per-priority PFC, as the port view has it (pipeline/port_view.h): share of time paused
+/// (pause seconds per second), frames, transitions, traffic, discards and ECN marks, one row
+/// per priority that has PFC on or any non-zero counter.
 std::string pfc_table(const TickPort& pr) {
-  std::set<std::string> priorities;
-  for (const auto& s : pr.series) {
-    const std::string& prio = label_value(s.series.labels, "priority");
-    if (!prio.empty() && kPfcTableSeries.count(s.series.name) != 0 && s.series.value != 0) {
-      priorities.insert(prio);
+  std::vector<std::string> columns = {"PRIO", "PFC"};
+  const auto& defs = priority_figure_defs();
+  for (const FigureDef& def : defs) columns.emplace_back(def.title);
+  TextTable table(columns);
+  for (const PriorityView& pv : pr.view.priorities) {
+    std::vector<std::string> row = {
+        pv.priority, pv.pfc_enabled ? (*pv.pfc_enabled ? "on" : "off") : std::string(kAbsentCell)};
+    for (std::size_t k = 0; k < defs.size(); ++k) {
+      row.push_back(pv.figures[k] ? format_rate(*pv.figures[k], std::string(defs[k].unit))
+                                  : std::string(kAbsentCell));
     }
-  }
-  TextTable table({"PRIO", "PFC", "RX PAUSED", "TX PAUSED", "RX PAUSE/s", "TX PAUSE/s",
-                   "XOFF->XON/s", "RX B/s", "TX B/s", "DISCARDS/s", "ECN MARKED/s"});
-  for (const std::string& prio : priorities) {
-    table.add_row({prio, pfc_state(pr, prio),
-                   rate_cell(pr, "rdma_pfc_pause_seconds_total", "rx", prio, "%"),
-                   rate_cell(pr, "rdma_pfc_pause_seconds_total", "tx", prio, "%"),
-                   rate_cell(pr, "rdma_pfc_pause_frames_total", "rx", prio, "/s"),
-                   rate_cell(pr, "rdma_pfc_pause_frames_total", "tx", prio, "/s"),
-                   rate_cell(pr, "rdma_pfc_pause_transitions_total", "rx", prio, "/s"),
-                   rate_cell(pr, "rdma_priority_bytes_total", "rx", prio, " B/s"),
-                   rate_cell(pr, "rdma_priority_bytes_total", "tx", prio, " B/s"),
-                   rate_cell(pr, "rdma_priority_discards_total", "", prio, "/s"),
-                   rate_cell(pr, "rdma_priority_ecn_marked_packets_total", "", prio, "/s")});
+    table.add_row(row);
   }
   return table.empty() ? "    no per-priority counters\n" : table.render("    ");
 }
@@ -154,7 +112,7 @@ std::string labels_suffix(const Labels& labels) {
 std::string series_table(const TickPort& pr) {
   TextTable table({"SERIES", "VALUE", "RATE"});
   for (const auto& s : pr.series) {
-    if (kPfcTableSeries.count(s.series.name) != 0 || kInventoryGauges.count(s.series.name) != 0 ||
+    if (is_priority_table_series(s.series.name) || kInventoryGauges.count(s.series.name) != 0 ||
         kConfigSectionSeries.count(s.series.name) != 0) {
       continue;
     }

@@ -61,6 +61,7 @@ inline void add_port(PublishedTick& report, const std::string& device, std::uint
                    : SeriesKind::gauge;
     pr.series.push_back(SeriesWithRate{ser, Rate{s.state, s.per_second}});
   }
+  pr.view = build_port_view(pr.series);  // as build_tick does
   report.ports.push_back(pr);
 }
 

@@ -146,15 +146,6 @@ TEST_CASE("combined figures: sums, and the first non-ok state wins", "[tui]") {
   CHECK(t.rows[0].cells[column("RETX/s")].tone == Tone::warn);
   CHECK(t.rows[0].cells[column("DROPS/s")].text == "0/s");
   CHECK(t.rows[0].cells[column("DROPS/s")].tone == Tone::normal);
-
-  CHECK_FALSE(combine_rates({}, false).has_value());
-  const auto sum = combine_rates({{RateState::ok, 1}, {RateState::wrap, 2}}, false);
-  REQUIRE(sum);
-  CHECK(sum->per_second == 3);
-  const auto max = combine_rates({{RateState::ok, 1}, {RateState::ok, 5}}, true);
-  CHECK(max->per_second == 5);
-  CHECK(combine_rates({{RateState::ok, 1}, {RateState::reset, 0}}, false)->state ==
-        RateState::reset);
 }
 
 TEST_CASE("port state and worst finding carry colour classes", "[tui]") {
