@@ -106,6 +106,8 @@ std::string humanize_duration(double v) {
   return go_format("%.4g", v) + prefix + "s";
 }
 
+constexpr int kMaxPrintfWidth = 200;
+
 // Go fmt's printf for the verbs templates use with numbers and strings.
 std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
   std::string out;
@@ -128,6 +130,18 @@ std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
     }
     if (j >= fmt.size()) fail("printf: incomplete format \"" + fmt + "\"");
     const std::string spec = fmt.substr(i, j - i);
+    // The formatted value goes through a 256-byte buffer, and glibc's printf allocates a
+    // precision's worth of digits up front ("%.1414273133e" asked for 5.6 GB, found by
+    // fuzz/template_fuzz.cpp): a width or precision beyond what the buffer holds is refused.
+    for (std::size_t d = 1; d < spec.size();) {
+      std::size_t end = d;
+      while (end < spec.size() && spec[end] >= '0' && spec[end] <= '9') ++end;
+      if (end > d && (end - d > 3 || std::stoi(spec.substr(d, end - d)) > kMaxPrintfWidth)) {
+        fail("printf: width or precision in \"" + spec + "\" above " +
+             std::to_string(kMaxPrintfWidth));
+      }
+      d = end > d ? end : d + 1;
+    }
     const char verb = fmt[j];
     i = j;
     if (arg >= args.size()) {

@@ -152,6 +152,14 @@ TEST_CASE("annotation templates expand like Prometheus's", "[rules][template]") 
   const auto nul = expand_template(nul_in_spec, labels, 1);
   REQUIRE_FALSE(nul.ok());
   CHECK_THAT(nul.error().message, Catch::Contains("unsupported verb"));
+  // Found by fuzz/template_fuzz.cpp: a precision of 1414273133 made glibc's printf ask for
+  // 5.6 GB. A width or precision above what the output holds is an error.
+  const auto huge = expand_template("{{ printf \"%.000001414273133e\" $value }}", labels, 1);
+  REQUIRE_FALSE(huge.ok());
+  CHECK_THAT(huge.error().message, Catch::Contains("above 200"));
+  CHECK_FALSE(expand_template("{{ printf \"%9999s\" $value }}", labels, 1).ok());
+  CHECK(expand_template("{{ printf \"%8.3f\" $value }}", labels, 1).value() == "   1.000");
+  CHECK(expand_template("{{ printf \"%200.1f\" $value }}", labels, 1).value().size() == 200U);
 }
 
 TEST_CASE("a key that is a list or a mapping is an error, never an abort (issue #22)",
