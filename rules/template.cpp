@@ -28,9 +28,14 @@ struct TemplateError {
 std::string go_format(const char* fmt, double v) {
   if (std::isnan(v)) return "NaN";
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  char buf[128];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
+  // Sized by a first call: "%f" of 1e308 is 316 characters, never cut (widths and precisions
+  // are bounded by go_printf).
+  const int n = std::snprintf(nullptr, 0, fmt, v);
+  if (n <= 0) return {};
+  std::string out(static_cast<std::size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), fmt, v);
+  out.resize(static_cast<std::size_t>(n));
+  return out;
 }
 
 std::string to_text(const TValue& v) {
@@ -79,6 +84,9 @@ std::string humanize_duration(double v) {
       sign = "-";
       v = -v;
     }
+    // Beyond 2^63 seconds the days do not fit an integer (Go's int64(v) is then undefined as
+    // well, found by fuzz/template_fuzz.cpp with 8.3e87): the seconds are printed as a number.
+    if (v >= 9.2e18) return sign + go_format("%.4g", v) + "s";
     const auto d = static_cast<long long>(v);
     const long long seconds = d % 60;
     const long long minutes = (d / 60) % 60;
@@ -130,9 +138,9 @@ std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
     }
     if (j >= fmt.size()) fail("printf: incomplete format \"" + fmt + "\"");
     const std::string spec = fmt.substr(i, j - i);
-    // The formatted value goes through a 256-byte buffer, and glibc's printf allocates a
-    // precision's worth of digits up front ("%.1414273133e" asked for 5.6 GB, found by
-    // fuzz/template_fuzz.cpp): a width or precision beyond what the buffer holds is refused.
+    // glibc's printf allocates a precision's worth of digits up front ("%.1414273133e" asked
+    // for 5.6 GB, found by fuzz/template_fuzz.cpp): a width or precision that no annotation
+    // needs is refused.
     for (std::size_t d = 1; d < spec.size();) {
       std::size_t end = d;
       while (end < spec.size() && spec[end] >= '0' && spec[end] <= '9') ++end;
@@ -149,15 +157,21 @@ std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
       continue;
     }
     const TValue& a = args[arg++];
-    char buf[256];
     switch (verb) {
       case 'v':
       case 's':
         if (std::holds_alternative<double>(a) && verb == 's') {
           out += "%!s(float64=" + to_text(a) + ")";
         } else {
-          std::snprintf(buf, sizeof buf, (spec + "s").c_str(), to_text(a).c_str());
-          out += buf;
+          const std::string text = to_text(a);
+          const std::string format = spec + "s";
+          const int n = std::snprintf(nullptr, 0, format.c_str(), text.c_str());
+          if (n > 0) {
+            std::string formatted(static_cast<std::size_t>(n) + 1, '\0');
+            std::snprintf(formatted.data(), formatted.size(), format.c_str(), text.c_str());
+            formatted.resize(static_cast<std::size_t>(n));
+            out += formatted;
+          }
         }
         break;
       case 'f':

@@ -160,6 +160,9 @@ TEST_CASE("annotation templates expand like Prometheus's", "[rules][template]") 
   CHECK_FALSE(expand_template("{{ printf \"%9999s\" $value }}", labels, 1).ok());
   CHECK(expand_template("{{ printf \"%8.3f\" $value }}", labels, 1).value() == "   1.000");
   CHECK(expand_template("{{ printf \"%200.1f\" $value }}", labels, 1).value().size() == 200U);
+  // Found by fuzz/template_fuzz.cpp: a duration beyond 2^63 s was cast to an integer (UB).
+  CHECK(expand_template("{{ humanizeDuration $value }}", labels, 8.3e87).value() == "8.3e+87s");
+  CHECK(expand_template("{{ humanizeDuration $value }}", labels, -1e19).value() == "-1e+19s");
 }
 
 TEST_CASE("a key that is a list or a mapping is an error, never an abort (issue #22)",
