@@ -25,17 +25,22 @@ struct TemplateError {
   throw TemplateError{std::move(message)};
 }
 
-std::string go_format(const char* fmt, double v) {
-  if (std::isnan(v)) return "NaN";
-  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
-  // Sized by a first call: "%f" of 1e308 is 316 characters, never cut (widths and precisions
-  // are bounded by go_printf).
+// snprintf into a string sized by a first call: "%f" of 1e308 is 316 characters, never cut
+// (widths and precisions are bounded by go_printf).
+template <class T>
+std::string c_format(const char* fmt, T v) {
   const int n = std::snprintf(nullptr, 0, fmt, v);
   if (n <= 0) return {};
   std::string out(static_cast<std::size_t>(n) + 1, '\0');
   std::snprintf(out.data(), out.size(), fmt, v);
   out.resize(static_cast<std::size_t>(n));
   return out;
+}
+
+std::string go_format(const char* fmt, double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
+  return c_format(fmt, v);
 }
 
 std::string to_text(const TValue& v) {
@@ -163,15 +168,7 @@ std::string go_printf(const std::string& fmt, const std::vector<TValue>& args) {
         if (std::holds_alternative<double>(a) && verb == 's') {
           out += "%!s(float64=" + to_text(a) + ")";
         } else {
-          const std::string text = to_text(a);
-          const std::string format = spec + "s";
-          const int n = std::snprintf(nullptr, 0, format.c_str(), text.c_str());
-          if (n > 0) {
-            std::string formatted(static_cast<std::size_t>(n) + 1, '\0');
-            std::snprintf(formatted.data(), formatted.size(), format.c_str(), text.c_str());
-            formatted.resize(static_cast<std::size_t>(n));
-            out += formatted;
-          }
+          out += c_format((spec + "s").c_str(), to_text(a).c_str());
         }
         break;
       case 'f':
