@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
+#include <unordered_map>
 
 #include "pipeline/tick.h"
 
@@ -12,31 +12,50 @@ namespace {
 // The series the figures read are the canonical ones of docs/metrics.md.
 constexpr std::string_view kPfcEnabled = "rdma_pfc_enabled";
 
-bool counts_for(const FigureDef& def, const Series& s) {
-  if (s.kind != SeriesKind::counter) return false;
-  if (std::find(def.series.begin(), def.series.end(), s.name) == def.series.end()) return false;
-  return def.direction.empty() || label_value(s.labels, "direction") == def.direction;
+// Which figures a series feeds: the port figure and the priority figure defs that name it.
+struct FigureSlots {
+  std::vector<std::size_t> port;      ///< into port_figure_defs()
+  std::vector<std::size_t> priority;  ///< into priority_figure_defs()
+};
+
+// Built once from the two tables, so a tick looks each series up once instead of testing it
+// against every figure (the figure-by-figure scan was 69% of build_tick on 64 ports).
+const std::unordered_map<std::string_view, FigureSlots>& slots_by_series() {
+  static const auto kSlots = [] {
+    std::unordered_map<std::string_view, FigureSlots> out;
+    const auto add = [&](const std::vector<FigureDef>& defs, auto member) {
+      for (std::size_t k = 0; k < defs.size(); ++k) {
+        for (const std::string_view name : defs[k].series) (out[name].*member).push_back(k);
+      }
+    };
+    add(port_figure_defs(), &FigureSlots::port);
+    add(priority_figure_defs(), &FigureSlots::priority);
+    return out;
+  }();
+  return kSlots;
 }
 
-std::optional<Rate> figure_of(const FigureDef& def, const std::vector<SeriesWithRate>& series,
-                              const std::string* priority) {
-  std::vector<Rate> rates;
-  for (const SeriesWithRate& s : series) {
-    if (!counts_for(def, s.series)) continue;
-    if (priority != nullptr && label_value(s.series.labels, "priority") != *priority) continue;
-    rates.push_back(s.rate);
+bool feeds(const FigureDef& def, const Series& s, const std::string& direction) {
+  return s.kind == SeriesKind::counter && (def.direction.empty() || direction == def.direction);
+}
+
+std::vector<std::optional<Rate>> combine_each(const std::vector<FigureDef>& defs,
+                                              const std::vector<std::vector<Rate>>& rates) {
+  std::vector<std::optional<Rate>> out;
+  out.reserve(defs.size());
+  for (std::size_t k = 0; k < defs.size(); ++k) {
+    out.push_back(combine_rates(rates[k], defs[k].combine));
   }
-  return combine_rates(rates, def.combine);
+  return out;
 }
 
 }  // namespace
 
 bool is_priority_table_series(std::string_view name) {
   if (name == kPfcEnabled) return true;
-  for (const FigureDef& def : priority_figure_defs()) {
-    if (std::find(def.series.begin(), def.series.end(), name) != def.series.end()) return true;
-  }
-  return false;
+  const auto& slots = slots_by_series();
+  const auto it = slots.find(name);
+  return it != slots.end() && !it->second.priority.empty();
 }
 
 const std::vector<FigureDef>& port_figure_defs() {
@@ -93,26 +112,48 @@ std::optional<Rate> combine_rates(const std::vector<Rate>& rates, FigureCombine 
 }
 
 PortView build_port_view(const std::vector<SeriesWithRate>& series) {
-  PortView view;
-  for (const FigureDef& def : port_figure_defs()) {
-    view.figures.push_back(figure_of(def, series, nullptr));
-  }
-  std::map<std::string, bool> enabled;
-  std::set<std::string> shown;  // label order
+  const auto& port_defs = port_figure_defs();
+  const auto& prio_defs = priority_figure_defs();
+  struct Priority {
+    std::optional<bool> enabled;
+    bool shown = false;  // PFC on, or a non-zero series of the table
+    std::vector<std::vector<Rate>> rates;
+  };
+  std::vector<std::vector<Rate>> port_rates(port_defs.size());
+  std::map<std::string, Priority> priorities;  // label order
+  const auto priority = [&](const std::string& label) -> Priority& {
+    Priority& p = priorities[label];
+    if (p.rates.empty()) p.rates.resize(prio_defs.size());
+    return p;
+  };
+  // One pass, in series order, so sums add in the same order as before.
   for (const SeriesWithRate& s : series) {
     const std::string& prio = label_value(s.series.labels, "priority");
-    if (prio.empty() || !is_priority_table_series(s.series.name)) continue;
-    if (s.series.name == kPfcEnabled) enabled[prio] = s.series.value != 0;
-    if (s.series.value != 0) shown.insert(prio);
-  }
-  for (const std::string& prio : shown) {
-    PriorityView pv;
-    pv.priority = prio;
-    if (const auto on = enabled.find(prio); on != enabled.end()) pv.pfc_enabled = on->second;
-    for (const FigureDef& def : priority_figure_defs()) {
-      pv.figures.push_back(figure_of(def, series, &prio));
+    if (s.series.name == kPfcEnabled) {
+      if (prio.empty()) continue;
+      Priority& p = priority(prio);
+      p.enabled = s.series.value != 0;
+      p.shown = p.shown || s.series.value != 0;
+      continue;
     }
-    view.priorities.push_back(std::move(pv));
+    const auto slots = slots_by_series().find(s.series.name);
+    if (slots == slots_by_series().end()) continue;
+    const std::string& direction = label_value(s.series.labels, "direction");
+    for (const std::size_t k : slots->second.port) {
+      if (feeds(port_defs[k], s.series, direction)) port_rates[k].push_back(s.rate);
+    }
+    if (prio.empty() || slots->second.priority.empty()) continue;
+    Priority& p = priority(prio);
+    p.shown = p.shown || s.series.value != 0;
+    for (const std::size_t k : slots->second.priority) {
+      if (feeds(prio_defs[k], s.series, direction)) p.rates[k].push_back(s.rate);
+    }
+  }
+  PortView view;
+  view.figures = combine_each(port_defs, port_rates);
+  for (const auto& [label, p] : priorities) {
+    if (!p.shown) continue;
+    view.priorities.push_back(PriorityView{label, p.enabled, combine_each(prio_defs, p.rates)});
   }
   return view;
 }
