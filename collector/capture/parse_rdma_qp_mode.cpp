@@ -135,14 +135,16 @@ void parse_rdma_qp_mode(const Section& s, Facts& facts, LineLog& log) {
       ignore_line(log, line.text, "not rdma statistic qp mode output");
       continue;
     }
-    PortFacts& port = facts.devices[std::string(record->dev)].ports[record->port];
-    if (const auto m = auto_mode(record->mode)) {
-      port.qp_counter_mode = *m;
-    } else if (is_not_auto(record->mode)) {
-      port.qp_counter_not_auto = true;
-    } else {
-      log.ignore(kNotAuto);
+    const auto m = auto_mode(record->mode);
+    if (!m && !is_not_auto(record->mode)) {
+      log.ignore(kNotAuto);  // a cut or unknown mode line says nothing, not even the port
       continue;
+    }
+    PortFacts& port = facts.devices[std::string(record->dev)].ports[record->port];
+    if (m) {
+      port.qp_counter_mode = *m;
+    } else {
+      port.qp_counter_not_auto = true;
     }
     log.use();
   }
