@@ -90,6 +90,12 @@ std::size_t score_lines(const Section& s, std::size_t weight, Predicate is_line)
   return score;
 }
 
+/// A detect() score raised above any line count when the section's command line names the
+/// format's tool: what a paste says it ran decides between formats whose lines look alike.
+inline std::size_t with_command_bonus(std::size_t score, bool command_names_it) {
+  return score > 0 && command_names_it ? score + 1000 : score;
+}
+
 /// Counts a line used, or ignored for `reason`.
 void count_line(LineLog& log, bool used, std::string_view reason);
 

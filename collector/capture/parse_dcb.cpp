@@ -54,9 +54,7 @@ std::optional<std::uint64_t> dscp_value(std::string_view name) {
 }
 
 std::size_t detect_dcb(const Section& s) {
-  std::size_t score = score_lines(s, 100, is_dcb_line);
-  if (score > 0 && starts_with_word(s.command, "dcb")) score += 1000;
-  return score;
+  return with_command_bonus(score_lines(s, 100, is_dcb_line), starts_with_word(s.command, "dcb"));
 }
 
 // Fills an 8-entry per-priority vector from "i:v" words; false on anything else.

@@ -49,10 +49,8 @@ std::size_t detect_ethtool_stats(const Section& s) {
     const auto stat = ethtool_stat_line(line.text);
     if (stat && is_decimal(stat->value)) ++score;
   }
-  if (score > 0 && (is_ethtool_stats_command(s.command) || !sos_report_netdev(s.command).empty())) {
-    score += 1000;
-  }
-  return score;
+  return with_command_bonus(
+      score, is_ethtool_stats_command(s.command) || !sos_report_netdev(s.command).empty());
 }
 
 void parse_ethtool_stats(const Section& s, Facts& facts, LineLog& log) {

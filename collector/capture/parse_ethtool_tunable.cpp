@@ -42,9 +42,8 @@ bool is_tunable_command(std::string_view command) {
 }
 
 std::size_t detect_ethtool_tunable(const Section& s) {
-  std::size_t score = score_lines(s, 100, [](std::string_view l) { return tunable_line(l); });
-  if (score > 0 && is_tunable_command(s.command)) score += 1000;
-  return score;
+  return with_command_bonus(score_lines(s, 100, [](std::string_view l) { return tunable_line(l); }),
+                            is_tunable_command(s.command));
 }
 
 void parse_ethtool_tunable(const Section& s, Facts& facts, LineLog& log) {

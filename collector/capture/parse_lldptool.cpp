@@ -64,9 +64,8 @@ bool is_lldptool_line(std::string_view line) {
 }
 
 std::size_t detect_lldptool(const Section& s) {
-  std::size_t score = score_lines(s, 100, is_lldptool_line);
-  if (score > 0 && starts_with_word(s.command, "lldptool")) score += 1000;
-  return score;
+  return with_command_bonus(score_lines(s, 100, is_lldptool_line),
+                            starts_with_word(s.command, "lldptool"));
 }
 
 // The interface of "-i IF" / "-ti IF" / "-tni IF", and whether -n (the peer's TLVs) is given.

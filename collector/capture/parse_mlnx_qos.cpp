@@ -121,9 +121,8 @@ bool is_mlnx_qos_line(std::string_view line) {
 }
 
 std::size_t detect_mlnx_qos(const Section& s) {
-  std::size_t score = score_lines(s, 100, is_mlnx_qos_line);
-  if (score > 0 && starts_with_word(s.command, "mlnx_qos")) score += 1000;
-  return score;
+  return with_command_bonus(score_lines(s, 100, is_mlnx_qos_line),
+                            starts_with_word(s.command, "mlnx_qos"));
 }
 
 void parse_mlnx_qos(const Section& s, Facts& facts, LineLog& log) {

@@ -115,9 +115,8 @@ bool is_perfquery_line(std::string_view line) {
 std::size_t detect_perfquery(const Section& s) {
   // "PortXmitData:....0" alone could be a sysfs-values "path:value" only if the path had no
   // slash; the dotted padding is perfquery's own.
-  std::size_t score = score_lines(s, 100, is_perfquery_line);
-  if (score > 0 && starts_with_word(s.command, "perfquery")) score += 1000;
-  return score;
+  return with_command_bonus(score_lines(s, 100, is_perfquery_line),
+                            starts_with_word(s.command, "perfquery"));
 }
 
 // The command's device (-C/--Ca) and whether it names a LID (a positional argument).

@@ -45,8 +45,7 @@ std::size_t detect_proc_interrupts(const Section& s) {
       score += 100;
     }
   }
-  if (score > 0 && s.command.find("/proc/interrupts") != std::string::npos) score += 1000;
-  return score;
+  return with_command_bonus(score, s.command.find("/proc/interrupts") != std::string::npos);
 }
 
 void parse_proc_interrupts_section(const Section& s, Facts& facts, LineLog& log) {
