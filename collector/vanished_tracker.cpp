@@ -1,7 +1,11 @@
 #include "collector/vanished_tracker.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <iterator>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 namespace rdmatop {
 namespace {
@@ -10,8 +14,75 @@ namespace {
 // directory is a hundred names, and the message is read by people.
 constexpr std::size_t kNamesShown = 5;
 
-void add_names(std::set<std::string>& into, std::string_view prefix, const CounterMap& counters) {
-  for (const auto& [name, value] : counters) into.insert(std::string(prefix) + name);
+/// What this tick read under one prefix of a target: views into the Snapshot (or into the
+/// tick's own storage for port numbers), sorted.
+struct SectionView {
+  std::string_view prefix;
+  std::vector<std::string_view> names;
+};
+using CurrentInventory = std::map<std::string, std::vector<SectionView>>;
+
+void add_counters(std::vector<SectionView>& into, std::string_view prefix,
+                  const CounterMap& counters) {
+  SectionView view{prefix, {}};
+  view.names.reserve(counters.size());
+  for (const auto& entry : counters) view.names.push_back(entry.first);  // a map: sorted
+  into.push_back(std::move(view));
+}
+
+void add_sorted(std::vector<SectionView>& into, std::string_view prefix,
+                std::vector<std::string_view> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  into.push_back(SectionView{prefix, std::move(names)});
+}
+
+/// Everything `snapshot` read, by target; `storage` keeps the port numbers' text alive.
+CurrentInventory current_inventory(const Snapshot& snapshot, std::deque<std::string>& storage) {
+  CurrentInventory now;
+  std::vector<std::string_view> device_names;
+  std::vector<std::string_view> netdev_names;
+  for (const DeviceSample& device : snapshot.devices) {
+    device_names.push_back(device.name);
+    std::vector<SectionView>& dev = now[device.name];
+    add_counters(dev, "hw_counters/", device.hw_counters);
+    std::vector<std::string_view> port_names;
+    for (const PortSample& port : device.ports) {
+      port_names.push_back(storage.emplace_back(std::to_string(port.port)));
+      std::vector<SectionView>& p = now[device.name + "/" + storage.back()];
+      add_counters(p, "counters/", port.counters);
+      add_counters(p, "hw_counters/", port.hw_counters);
+    }
+    add_sorted(dev, "ports/", std::move(port_names));
+  }
+  for (const NetdevSample& netdev : snapshot.netdevs) {
+    netdev_names.push_back(netdev.name);
+    std::vector<SectionView>& nd = now[netdev.name];
+    add_counters(nd, "ethtool/", netdev.ethtool);
+    add_counters(nd, "statistics/", netdev.statistics);
+  }
+  std::vector<SectionView>& host = now[""];
+  add_sorted(host, "class/infiniband/", std::move(device_names));
+  add_sorted(host, "class/net/", std::move(netdev_names));
+  // A netdev and a device of one name share a target: their sections are put in prefix order,
+  // and a prefix read twice (never, for the names the kernel allows) is merged into one view.
+  for (auto& [target, views] : now) {
+    std::stable_sort(views.begin(), views.end(), [](const SectionView& a, const SectionView& b) {
+      return a.prefix < b.prefix;
+    });
+    for (std::size_t i = 1; i < views.size();) {
+      if (views[i].prefix != views[i - 1].prefix) {
+        ++i;
+        continue;
+      }
+      std::vector<std::string_view> both;
+      std::set_union(views[i - 1].names.begin(), views[i - 1].names.end(), views[i].names.begin(),
+                     views[i].names.end(), std::back_inserter(both));
+      views[i - 1].names = std::move(both);
+      views.erase(views.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  return now;
 }
 
 std::string describe_missing(const std::vector<std::string>& missing) {
@@ -26,47 +97,72 @@ std::string describe_missing(const std::vector<std::string>& missing) {
   return message;
 }
 
-}  // namespace
-
-std::map<std::string, std::set<std::string>> inventory_of(const Snapshot& snapshot) {
-  std::map<std::string, std::set<std::string>> inventory;
-  std::set<std::string>& host = inventory[""];
-  for (const DeviceSample& device : snapshot.devices) {
-    host.insert("class/infiniband/" + device.name);
-    std::set<std::string>& dev = inventory[device.name];
-    add_names(dev, "hw_counters/", device.hw_counters);
-    for (const PortSample& port : device.ports) {
-      dev.insert("ports/" + std::to_string(port.port));
-      std::set<std::string>& p = inventory[device.name + "/" + std::to_string(port.port)];
-      add_names(p, "hw_counters/", port.hw_counters);
-      add_names(p, "counters/", port.counters);
-    }
+/// The names of `now` under `prefix` (views are unique per prefix), or none.
+const std::vector<std::string_view>& names_under(const std::vector<SectionView>& now,
+                                                 std::string_view prefix) {
+  static const std::vector<std::string_view> kNone;
+  for (const SectionView& view : now) {
+    if (view.prefix == prefix) return view.names;
   }
-  for (const NetdevSample& netdev : snapshot.netdevs) {
-    host.insert("class/net/" + netdev.name);
-    std::set<std::string>& nd = inventory[netdev.name];
-    add_names(nd, "statistics/", netdev.statistics);
-    add_names(nd, "ethtool/", netdev.ethtool);
-  }
-  return inventory;
+  return kNone;
 }
 
+/// Walks the remembered and the current names of one section in step: appends what is missing
+/// now (joined with the prefix) to `missing` and adds what is new to `remembered`.
+void compare_section(std::string_view prefix, std::vector<std::string>& remembered,
+                     const std::vector<std::string_view>& current,
+                     std::vector<std::string>& missing) {
+  std::vector<std::string_view> added;
+  auto old_it = remembered.begin();
+  auto now_it = current.begin();
+  while (old_it != remembered.end() || now_it != current.end()) {
+    if (now_it == current.end() || (old_it != remembered.end() && *old_it < *now_it)) {
+      missing.push_back(std::string(prefix) + *old_it++);
+    } else if (old_it == remembered.end() || *now_it < *old_it) {
+      added.push_back(*now_it++);
+    } else {
+      ++old_it;
+      ++now_it;
+    }
+  }
+  if (added.empty()) return;
+  std::vector<std::string> grown;
+  grown.reserve(remembered.size() + added.size());
+  auto added_it = added.begin();
+  for (std::string& name : remembered) {
+    while (added_it != added.end() && *added_it < name) grown.emplace_back(*added_it++);
+    grown.push_back(std::move(name));
+  }
+  while (added_it != added.end()) grown.emplace_back(*added_it++);
+  remembered = std::move(grown);
+}
+
+}  // namespace
+
 void VanishedTracker::observe(Snapshot& snapshot) {
-  const auto now = inventory_of(snapshot);
-  for (auto& [target, names] : seen_) {
-    const auto current = now.find(target);
+  std::deque<std::string> storage;
+  const CurrentInventory now = current_inventory(snapshot, storage);
+  // A remembered target that is absent now is a whole object that went (a device, a port): it
+  // is named once, by its parent's entry, and its own counters are not listed again. So only
+  // the targets read now are compared, in target order (the host, "", first).
+  for (const auto& [target, views] : now) {
+    std::vector<Section>& sections = seen_[target];
+    for (const SectionView& view : views) {
+      const auto at = std::lower_bound(
+          sections.begin(), sections.end(), view.prefix,
+          [](const Section& section, std::string_view prefix) { return section.prefix < prefix; });
+      if (at == sections.end() || at->prefix != view.prefix) {
+        sections.insert(at, Section{std::string(view.prefix), {}});
+      }
+    }
     std::vector<std::string> missing;
-    for (const std::string& name : names) {
-      if (current == now.end() || current->second.count(name) == 0) missing.push_back(name);
+    for (Section& section : sections) {
+      compare_section(section.prefix, section.names, names_under(views, section.prefix), missing);
     }
     if (missing.empty()) continue;
-    // A whole object that went (a device, a port) is named once, by its parent's entry; its
-    // own counters are not listed again.
-    if (current == now.end() && !target.empty()) continue;
     snapshot.sources.push_back(
         SourceStatus{kInventorySource, target, SourceState::error, describe_missing(missing), {}});
   }
-  for (const auto& [target, names] : now) seen_[target].insert(names.begin(), names.end());
 }
 
 }  // namespace rdmatop

@@ -5,13 +5,16 @@
 // (counter_table.h). The tracker remembers everything earlier ticks read and gives each object
 // that is missing now an error status (source "inventory", the object's target), renewed every
 // tick until it comes back, so the exporter's rdmatop_source_up and the report say what went.
+//
+// It runs on every tick of a live host, over every counter name read (thousands on a 16-port
+// NIC), so it compares sorted name lists in step instead of building a set of joined names per
+// tick: a name costs one comparison unless it is missing or new (issue 18 measured the set
+// version at 24% of a whole exporter tick).
 #pragma once
 
-#include <cstddef>
 #include <map>
-#include <set>
 #include <string>
-#include <utility>
+#include <vector>
 
 #include "collector/model/snapshot.h"
 
@@ -26,13 +29,16 @@ class VanishedTracker {
   void observe(Snapshot& snapshot);
 
  private:
-  /// target ("mlx5_0", "mlx5_0/1", "ens1f0np0") -> what was read there ("ports/1",
-  /// "hw_counters/np_cnp_sent", "ethtool/rx_prio3_pause", ...).
-  using Inventory = std::map<std::string, std::set<std::string>>;
-  Inventory seen_;
+  /// What was ever read under one prefix of a target ("hw_counters/", "ports/", "ethtool/"):
+  /// names sorted, each once.
+  struct Section {
+    std::string prefix;
+    std::vector<std::string> names;
+  };
+  /// target ("" for the host, "mlx5_0", "mlx5_0/1", "ens1f0np0") -> its sections, sorted by
+  /// prefix. No prefix is a prefix of another, so prefix-then-name order is the order of the
+  /// joined names ("counters/x" < "hw_counters/y").
+  std::map<std::string, std::vector<Section>, std::less<>> seen_;
 };
-
-/// Everything `snapshot` read, in the tracker's terms; "" is the host (its devices, netdevs).
-std::map<std::string, std::set<std::string>> inventory_of(const Snapshot& snapshot);
 
 }  // namespace rdmatop
