@@ -130,18 +130,22 @@ std::optional<std::uint64_t> lookup(const PortView& view, RawSource source, std:
 }
 
 /// device, port, netdev (omitted when empty: Prometheus treats an empty label as absent),
-/// then the extra labels; sorted by name as series.h requires.
+/// then the extra labels; sorted by name as series.h requires. Built for every series of every
+/// tick, so it allocates the vector once and puts each extra label in its place instead of
+/// growing and sorting (issue 18).
 Labels port_labels(
     const PortView& view,
     std::initializer_list<std::pair<std::string_view, std::string_view>> extra = {}) {
   Labels labels;
-  labels.emplace_back("device", view.device.name);
-  labels.emplace_back("port", std::to_string(view.port.port));
+  labels.reserve(3 + extra.size());
+  labels.emplace_back("device", view.device.name);  // "device" < "netdev" < "port"
   if (!view.port.netdev.empty()) labels.emplace_back("netdev", view.port.netdev);
+  labels.emplace_back("port", std::to_string(view.port.port));
   for (const auto& [name, value] : extra) {
-    if (!name.empty()) labels.emplace_back(std::string(name), std::string(value));
+    if (name.empty()) continue;
+    std::pair<std::string, std::string> label{std::string(name), std::string(value)};
+    labels.insert(std::upper_bound(labels.begin(), labels.end(), label), std::move(label));
   }
-  std::sort(labels.begin(), labels.end());
   return labels;
 }
 

@@ -19,7 +19,14 @@ const std::string& label_value(const Labels& labels, const std::string& name) {
 }
 
 std::string series_key(const std::string& name, const Labels& labels) {
-  std::string key = name;
+  // Sized first: the key is built for every series at least twice per tick (normalize's sort,
+  // the History's arrival key), and growing it piece by piece reallocated it several times
+  // (1,500 instructions per key on the 16-port host, issue 18).
+  std::size_t size = name.size() + 2;                                                 // "{" and "}"
+  for (const auto& [label, value] : labels) size += label.size() + value.size() + 4;  // =\"\",
+  std::string key;
+  key.reserve(size);
+  key += name;
   key += '{';
   bool first = true;
   for (const auto& [label, value] : labels) {
