@@ -98,7 +98,8 @@ HostSources::HostSources(const SourceOptions& options)
       filter_{options.devices, options.exclude_devices} {
   const bool live_host = options.sysfs_root == "/sys" || options.sysfs_root == "/sys/";
   if (!options.ethtool_dir.empty()) {
-    ethtool_ = make_dump_ethtool_source(options.ethtool_dir);
+    ethtool_ = make_dump_ethtool_source(
+        options.ethtool_dir, options.file_cache == "off" ? DumpReads::plain : DumpReads::cached);
   } else if (live_host) {
     ethtool_ = make_ioctl_ethtool_source();
   } else {

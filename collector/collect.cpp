@@ -49,6 +49,7 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq) {
 void collect_all(const CollectContext& ctx, Snapshot& snap,
                  const std::function<void(Snapshot&)>& after_rdma) {
   ctx.sysfs.begin_pass();
+  ctx.ethtool.begin_pass();
   const RdmaDeviceList devices = list_rdma_devices(ctx);
   collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, devices));
   if (after_rdma) after_rdma(snap);

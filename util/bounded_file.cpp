@@ -24,6 +24,12 @@ Error too_large(const std::string& path, std::size_t max_bytes) {
 
 }  // namespace
 
+std::optional<Error> not_regular_file(const std::string& path, mode_t mode) {
+  if (S_ISREG(mode)) return std::nullopt;
+  if (S_ISDIR(mode)) return errno_error(EISDIR, path);
+  return Error{EINVAL, path + ": " + kind_of(mode) + ", not a regular file"};
+}
+
 Result<int> open_regular_file(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return errno_error(errno, path);
@@ -33,10 +39,10 @@ Result<int> open_regular_file(const std::string& path) {
     ::close(fd);
     return errno_error(err, path);
   }
-  if (S_ISREG(st.st_mode)) return fd;
+  auto problem = not_regular_file(path, st.st_mode);
+  if (!problem) return fd;
   ::close(fd);
-  if (S_ISDIR(st.st_mode)) return errno_error(EISDIR, path);
-  return Error{EINVAL, path + ": " + kind_of(st.st_mode) + ", not a regular file"};
+  return *std::move(problem);
 }
 
 Result<std::string> read_bounded_file(const std::string& path, std::size_t max_bytes) {

@@ -5,12 +5,19 @@
 // memory.
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "collector/model/result.h"
 
 namespace rdmatop {
+
+/// Why a file of this fstat(2) mode is not read as a regular file: EISDIR for a directory,
+/// EINVAL naming its kind for a FIFO, socket or device; nullopt for a regular file.
+std::optional<Error> not_regular_file(const std::string& path, mode_t mode);
 
 /// Opens `path` read-only with O_NONBLOCK (so opening a FIFO with no writer returns at once,
 /// see fifo(7)) and checks that it is a regular file. The caller owns the descriptor.

@@ -5,6 +5,7 @@
 #include <linux/magic.h>
 #include <sys/inotify.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
@@ -16,6 +17,8 @@
 #include <optional>
 #include <unordered_map>
 #include <utility>
+
+#include "util/bounded_file.h"
 
 namespace rdmatop {
 namespace {
@@ -151,7 +154,14 @@ class CachedDirectorySource final : public CachedFileSource {
     const bool cacheable = watch(reldir);  // entries come and go in the directory itself
     ++stats_.listings;
     auto names = inner_->list(reldir);
-    if (cacheable && names.ok()) {
+    // A directory that is not there (msi_irqs/ of a function without MSI, a driver without
+    // hw_counters/) is kept as absent when inotify watches its parent: its creation is an event
+    // there (take_event forgets the child); before, it was opened every pass. Not on sysfs,
+    // which sends no events: a device registered again within the refresh period would keep an
+    // absence that is no longer true.
+    const bool absent_kept =
+        !names.ok() && names.error().code == ENOENT && notifies(dir_of(reldir));
+    if ((cacheable && names.ok()) || absent_kept) {
       listings_.insert_or_assign(key, Timed<Result<std::vector<std::string>>>{names, now});
     }
     return names;
@@ -222,7 +232,18 @@ class CachedDirectorySource final : public CachedFileSource {
     // O_NONBLOCK: never hang on a FIFO left in a fixture tree; no effect on sysfs.
     const int fd = ::open(path->c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return errno_error(errno, std::string(relpath));
-    return fd;
+    // A FIFO or device would read as empty (or as anything): refused by name, once per open,
+    // which the cache makes once per file (sysfs attributes are regular files).
+    struct stat st {};
+    std::optional<Error> problem;
+    if (::fstat(fd, &st) != 0) {
+      problem = errno_error(errno, std::string(relpath));
+    } else {
+      problem = not_regular_file(std::string(relpath), st.st_mode);
+    }
+    if (!problem) return fd;
+    ::close(fd);
+    return *std::move(problem);
   }
 
   // The whole file from offset 0. A read shorter than asked is the end: a sysfs attribute
@@ -321,6 +342,14 @@ class CachedDirectorySource final : public CachedFileSource {
     }
     watched_.emplace(key, w);
     return w.cacheable;
+  }
+
+  /// True when changes in `reldir` arrive as inotify events (a fixture, capture or simulator
+  /// tree; sysfs sends none).
+  bool notifies(std::string_view reldir) const {
+    if (!watch(reldir)) return false;
+    const auto it = watched_.find(std::string(reldir));
+    return it != watched_.end() && it->second.wd >= 0;
   }
 
   void take_event(const inotify_event& event, std::string_view name) const {

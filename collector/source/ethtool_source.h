@@ -30,6 +30,9 @@ class EthtoolSource {
   /// timeout in ms (mlx5; 0 = disabled, 65535 = auto). EOPNOTSUPP where it is not available,
   /// which is the default (offline dumps do not carry it).
   virtual Result<std::uint16_t> pfc_prevention_tout(const std::string& ifname);
+  /// Called once at the start of every collection pass, before its reads: the offline source
+  /// takes its file cache's change notifications here (FileSource::begin_pass).
+  virtual void begin_pass() {}
   /// Human-readable description, for messages ("ioctl", "dir tests/fixtures/x/ethtool").
   virtual std::string describe() const = 0;
 };
@@ -38,6 +41,11 @@ class EthtoolSource {
 std::unique_ptr<EthtoolSource> make_ioctl_ethtool_source();
 /// Offline: `<dir>/<ifname>` or `<dir>/<ifname>.txt` holds `ethtool -S` output;
 /// `<dir>/<ifname>.info` holds `ethtool -i` output; `<dir>/<ifname>.pause` holds `ethtool -I -a`.
-std::unique_ptr<EthtoolSource> make_dump_ethtool_source(std::string dir);
+/// `plain` opens and reads every file on every call (a tree rewritten behind the reader's back,
+/// as the simulator does); `cached` reads through the attribute-file cache
+/// (cached_file_source.h), which needs begin_pass() before each pass.
+enum class DumpReads { plain, cached };
+std::unique_ptr<EthtoolSource> make_dump_ethtool_source(std::string dir,
+                                                        DumpReads reads = DumpReads::plain);
 
 }  // namespace rdmatop

@@ -28,11 +28,12 @@ constexpr const char* kPause =
     "Statistics:\n  tx_pause_frames: 5\n  rx_pause_frames: 6\n\n";
 
 TEST_CASE("dump source reads <if>.txt, <if>.info and <if>.pause", "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
   dir.write("eth0.txt", kStats);
   dir.write("eth0.info", kInfo);
   dir.write("eth0.pause", kPause);
-  const auto source = make_dump_ethtool_source(dir.path());
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
 
   const auto stats = source->stats("eth0");
   REQUIRE(stats.ok());
@@ -51,11 +52,12 @@ TEST_CASE("dump source reads <if>.txt, <if>.info and <if>.pause", "[ethtool_dump
 
 TEST_CASE("dump source falls back to a bare <if> file and prefers <if>.txt",
           "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
   dir.write("eth1", "     a: 1\n");
   dir.write("eth2", "     a: 1\n");
   dir.write("eth2.txt", "     a: 2\n");
-  const auto source = make_dump_ethtool_source(dir.path());
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
   const auto bare = source->stats("eth1");
   REQUIRE(bare.ok());
   CHECK(bare->at("a") == 1);
@@ -66,8 +68,9 @@ TEST_CASE("dump source falls back to a bare <if> file and prefers <if>.txt",
 
 TEST_CASE("dump source answers EOPNOTSUPP for an interface without a capture",
           "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
-  const auto source = make_dump_ethtool_source(dir.path());
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
   const auto stats = source->stats("ens9");
   REQUIRE_FALSE(stats.ok());
   CHECK(stats.error().code == EOPNOTSUPP);
@@ -83,11 +86,12 @@ TEST_CASE("dump source answers EOPNOTSUPP for an interface without a capture",
 }
 
 TEST_CASE("dump source reports parse errors with the file path", "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
   dir.write("eth0.txt", "NIC statistics:\n     rx_packets: 1\n     tx_pack");
   dir.write("eth0.info", "version: 1\n");
   dir.write("eth0.pause", "RX: on\n");
-  const auto source = make_dump_ethtool_source(dir.path());
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
   const auto stats = source->stats("eth0");
   REQUIRE_FALSE(stats.ok());
   CHECK(stats.error().code == 0);
@@ -103,9 +107,10 @@ TEST_CASE("dump source reports parse errors with the file path", "[ethtool_dump_
 }
 
 TEST_CASE("dump source refuses names that are not one path component", "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
   dir.write("eth0.txt", kStats);
-  const auto source = make_dump_ethtool_source(dir.path() + "/sub");
+  const auto source = make_dump_ethtool_source(dir.path() + "/sub", reads);
   const std::string names[] = {
       "", ".", "..", "../eth0", "a/b", "toolonginterface0", std::string("et\0h0", 5)};
   for (const std::string& name : names) {
@@ -117,9 +122,10 @@ TEST_CASE("dump source refuses names that are not one path component", "[ethtool
 }
 
 TEST_CASE("dump source passes other I/O errors through", "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
   fs::create_directory(fs::path(dir.path()) / "eth0.txt");  // a directory, not a capture
-  const auto source = make_dump_ethtool_source(dir.path());
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
   const auto r = source->stats("eth0");
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().code == EISDIR);
@@ -127,7 +133,8 @@ TEST_CASE("dump source passes other I/O errors through", "[ethtool_dump_source]"
 }
 
 TEST_CASE("dump source on the fixture hosts", "[ethtool_dump_source][fixtures]") {
-  const auto mlx5 = make_dump_ethtool_source(host_ethtool("mlx5").string());
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
+  const auto mlx5 = make_dump_ethtool_source(host_ethtool("mlx5").string(), reads);
   const auto stats = mlx5->stats("ens1f0np0");
   REQUIRE(stats.ok());
   CHECK(stats->at("rx_out_of_buffer") == 1337);
@@ -142,23 +149,58 @@ TEST_CASE("dump source on the fixture hosts", "[ethtool_dump_source][fixtures]")
   CHECK(pause->rx == false);
 
   // virtio_net has no pause support: no capture, EOPNOTSUPP.
-  const auto rxe = make_dump_ethtool_source(host_ethtool("rxe").string());
+  const auto rxe = make_dump_ethtool_source(host_ethtool("rxe").string(), reads);
   CHECK(rxe->stats("eth0").ok());
   CHECK(rxe->driver_info("eth0")->driver == "virtio_net");
   CHECK(rxe->pause("eth0").error().code == EOPNOTSUPP);
 
-  const auto ice = make_dump_ethtool_source(host_ethtool("irdma").string());
+  const auto ice = make_dump_ethtool_source(host_ethtool("irdma").string(), reads);
   const auto ice_pause = ice->pause("ens3f0");
   REQUIRE(ice_pause.ok());
   CHECK_FALSE(ice_pause->rx_frames.has_value());
 
-  const auto degraded = make_dump_ethtool_source(host_ethtool("degraded").string());
+  const auto degraded = make_dump_ethtool_source(host_ethtool("degraded").string(), reads);
   const auto cut = degraded->stats("ens5f0np0");
   REQUIRE_FALSE(cut.ok());
   CHECK_THAT(cut.error().message, Catch::Contains("ens5f0np0.txt"));
   CHECK_THAT(cut.error().message, Catch::Contains("truncated"));
   CHECK(degraded->driver_info("ens5f0np0").ok());
   CHECK(degraded->stats("ens5f1np1").error().code == EOPNOTSUPP);
+}
+
+TEST_CASE("cached dump source sees rewrites, replacements and new captures at the next pass",
+          "[ethtool_dump_source]") {
+  test::TempDir dir;
+  dir.write("eth0.txt", kStats);
+  dir.write("eth0.info", kInfo);
+  const auto source = make_dump_ethtool_source(dir.path(), DumpReads::cached);
+  source->begin_pass();
+  REQUIRE(source->stats("eth0").ok());
+  CHECK(source->stats("eth0")->at("rx_packets") == 10);
+  CHECK(source->driver_info("eth0")->driver == "mlx5_core");
+  CHECK(source->pause("eth0").error().code == EOPNOTSUPP);
+
+  // Rewritten in place (what `ethtool -S eth0 > eth0.txt` does): the held file shows it even
+  // before the next pass, since counters are re-read on every call.
+  dir.write("eth0.txt", "NIC statistics:\n     rx_packets: 11\n");
+  CHECK(source->stats("eth0")->at("rx_packets") == 11);
+
+  // Replaced by rename (a capture tool writing a new file): seen from the next pass on.
+  dir.write("eth0.txt.new", "NIC statistics:\n     rx_packets: 12\n");
+  fs::rename(fs::path(dir.path()) / "eth0.txt.new", fs::path(dir.path()) / "eth0.txt");
+  dir.write("eth0.info.new", "driver: ice\nversion: 1.0\nbus-info: 0000:3b:00.0\n");
+  fs::rename(fs::path(dir.path()) / "eth0.info.new", fs::path(dir.path()) / "eth0.info");
+  dir.write("eth0.pause", kPause);
+  source->begin_pass();
+  CHECK(source->stats("eth0")->at("rx_packets") == 12);
+  CHECK(source->driver_info("eth0")->driver == "ice");
+  REQUIRE(source->pause("eth0").ok());
+  CHECK(source->pause("eth0")->tx_frames == 5u);
+
+  // Removed: not captured any more, as for the plain reader.
+  fs::remove(fs::path(dir.path()) / "eth0.txt");
+  source->begin_pass();
+  CHECK(source->stats("eth0").error().code == EOPNOTSUPP);
 }
 
 }  // namespace

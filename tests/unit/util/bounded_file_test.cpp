@@ -50,9 +50,10 @@ TEST_CASE("bounded reader reads regular files and refuses FIFOs, directories and
 
 TEST_CASE("a FIFO in the ethtool dump directory is refused, not read for ever",
           "[bounded_file][ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
   test::TempDir dir;
   const test::FifoUnblocker fifo(dir.file("eth0.txt"));
-  const auto source = make_dump_ethtool_source(dir.path());
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
   const auto stats = source->stats("eth0");
   REQUIRE_FALSE(stats.ok());
   check_refused_fifo(stats.error(), dir.file("eth0.txt"));
