@@ -51,9 +51,9 @@ void add_source_options(CLI::App& command, SourceOptions& options) {
                      "default /proc when --sysfs-root is /sys, none otherwise");
   command
       .add_option("--file-cache", options.file_cache,
-                  "on: keep sysfs counter files open (one pread per value and tick) and read "
-                  "GIDs, identity and links again only on change or every 60 s; off: open and "
-                  "read every file every tick")
+                  "on: keep sysfs counter files and ethtool -S dumps open (one pread per file "
+                  "and tick) and read GIDs, identity, links and ethtool -i/-a dumps again only "
+                  "on change or every 60 s; off: open and read every file every tick")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
 }
