@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "collector/normalize/counter_table.h"
+#include "collector/normalize/driver_family.h"
 #include "collector/normalize/normalizer.h"
 
 namespace rdmatop {
@@ -17,12 +17,6 @@ NetdevSample* find_netdev(std::vector<NetdevSample>& netdevs, const std::string&
   const auto it = std::find_if(netdevs.begin(), netdevs.end(),
                                [&](const NetdevSample& n) { return n.name == name; });
   return it == netdevs.end() ? nullptr : &*it;
-}
-
-DriverFamily family_of(const DeviceSample& device, const NetdevSample* netdev) {
-  const DriverFamily family = family_of_rdma_driver(device.driver);
-  if (family != DriverFamily::any || netdev == nullptr || !netdev->driver) return family;
-  return family_of_netdev_driver(netdev->driver->driver);
 }
 
 }  // namespace
@@ -76,7 +70,7 @@ void FastPath::set_targets(const Snapshot& snapshot, const std::vector<Series>& 
           std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
                        [&](const NetdevSample& n) { return n.name == port.netdev; });
       const NetdevSample* sample = netdev == snapshot.netdevs.end() ? nullptr : &*netdev;
-      const DriverFamily family = family_of(device, sample);
+      const DriverFamily family = driver_families(device.driver, sample).netdev;
       std::vector<std::string> names;
       if (sample != nullptr) {
         for (std::string& name : ethtool_raw_names(family, fast_path_series())) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "collector/normalize/metric_catalogue.h"
 #include "pipeline/tick.h"
 
 namespace rdmatop {
@@ -35,6 +36,16 @@ const std::unordered_map<std::string_view, FigureSlots>& slots_by_series() {
   return kSlots;
 }
 
+/// A figure of the tables below: its unit from the catalogue, and a rate's title ends in it
+/// ("RX" -> "RX B/s"), where a share of time is titled by what it measures ("RX PAUSE").
+FigureDef figure(std::string_view key, std::string_view name, std::vector<std::string_view> series,
+                 std::string_view direction, FigureCombine combine) {
+  const std::string_view unit = figure_unit(series.front());
+  std::string title(name);
+  if (unit != "%") title += unit;
+  return FigureDef{key, std::move(title), std::move(series), direction, combine, unit};
+}
+
 bool feeds(const FigureDef& def, const Series& s, const std::string& direction) {
   return s.kind == SeriesKind::counter && (def.direction.empty() || direction == def.direction);
 }
@@ -58,28 +69,28 @@ bool is_priority_table_series(std::string_view name) {
   return it != slots.end() && !it->second.priority.empty();
 }
 
+std::string_view figure_unit(std::string_view series) {
+  const MetricInfo* info = find_metric(series);
+  const std::string_view unit = info != nullptr ? info->unit : std::string_view();
+  if (unit == "bytes") return " B/s";
+  if (unit == "seconds") return "%";  // seconds per second
+  return "/s";
+}
+
 const std::vector<FigureDef>& port_figure_defs() {
   using C = FigureCombine;
   static const std::vector<FigureDef> kDefs = {
-      {"rx_bytes", "RX B/s", {"rdma_bytes_total"}, "rx", C::sum, " B/s"},
-      {"tx_bytes", "TX B/s", {"rdma_bytes_total"}, "tx", C::sum, " B/s"},
+      figure("rx_bytes", "RX", {"rdma_bytes_total"}, "rx", C::sum),
+      figure("tx_bytes", "TX", {"rdma_bytes_total"}, "tx", C::sum),
       // The worst priority's share of time paused is the port's (rules/builtin/pfc.yaml).
-      {"rx_pause", "RX PAUSE", {"rdma_pfc_pause_seconds_total"}, "rx", C::max, "%"},
-      {"tx_pause", "TX PAUSE", {"rdma_pfc_pause_seconds_total"}, "tx", C::max, "%"},
-      {"ecn", "ECN/s", {"rdma_ecn_marked_packets_total"}, "", C::sum, "/s"},
-      {"cnp", "CNP/s", {"rdma_cnp_sent_total", "rdma_cnp_received_total"}, "", C::sum, "/s"},
-      {"retransmits",
-       "RETX/s",
-       {"rdma_retransmits_total", "rdma_ack_timeouts_total"},
-       "",
-       C::sum,
-       "/s"},
-      {"drops",
-       "DROPS/s",
-       {"rdma_port_discards_total", "rdma_out_of_buffer_total"},
-       "",
-       C::sum,
-       "/s"},
+      figure("rx_pause", "RX PAUSE", {"rdma_pfc_pause_seconds_total"}, "rx", C::max),
+      figure("tx_pause", "TX PAUSE", {"rdma_pfc_pause_seconds_total"}, "tx", C::max),
+      figure("ecn", "ECN", {"rdma_ecn_marked_packets_total"}, "", C::sum),
+      figure("cnp", "CNP", {"rdma_cnp_sent_total", "rdma_cnp_received_total"}, "", C::sum),
+      figure("retransmits", "RETX", {"rdma_retransmits_total", "rdma_ack_timeouts_total"}, "",
+             C::sum),
+      figure("drops", "DROPS", {"rdma_port_discards_total", "rdma_out_of_buffer_total"}, "",
+             C::sum),
   };
   return kDefs;
 }
@@ -87,15 +98,15 @@ const std::vector<FigureDef>& port_figure_defs() {
 const std::vector<FigureDef>& priority_figure_defs() {
   using C = FigureCombine;
   static const std::vector<FigureDef> kDefs = {
-      {"rx_paused", "RX PAUSED", {"rdma_pfc_pause_seconds_total"}, "rx", C::sum, "%"},
-      {"tx_paused", "TX PAUSED", {"rdma_pfc_pause_seconds_total"}, "tx", C::sum, "%"},
-      {"rx_pause_frames", "RX PAUSE/s", {"rdma_pfc_pause_frames_total"}, "rx", C::sum, "/s"},
-      {"tx_pause_frames", "TX PAUSE/s", {"rdma_pfc_pause_frames_total"}, "tx", C::sum, "/s"},
-      {"xoff_to_xon", "XOFF->XON/s", {"rdma_pfc_pause_transitions_total"}, "rx", C::sum, "/s"},
-      {"rx_bytes", "RX B/s", {"rdma_priority_bytes_total"}, "rx", C::sum, " B/s"},
-      {"tx_bytes", "TX B/s", {"rdma_priority_bytes_total"}, "tx", C::sum, " B/s"},
-      {"discards", "DISCARDS/s", {"rdma_priority_discards_total"}, "", C::sum, "/s"},
-      {"ecn_marked", "ECN MARKED/s", {"rdma_priority_ecn_marked_packets_total"}, "", C::sum, "/s"},
+      figure("rx_paused", "RX PAUSED", {"rdma_pfc_pause_seconds_total"}, "rx", C::sum),
+      figure("tx_paused", "TX PAUSED", {"rdma_pfc_pause_seconds_total"}, "tx", C::sum),
+      figure("rx_pause_frames", "RX PAUSE", {"rdma_pfc_pause_frames_total"}, "rx", C::sum),
+      figure("tx_pause_frames", "TX PAUSE", {"rdma_pfc_pause_frames_total"}, "tx", C::sum),
+      figure("xoff_to_xon", "XOFF->XON", {"rdma_pfc_pause_transitions_total"}, "rx", C::sum),
+      figure("rx_bytes", "RX", {"rdma_priority_bytes_total"}, "rx", C::sum),
+      figure("tx_bytes", "TX", {"rdma_priority_bytes_total"}, "tx", C::sum),
+      figure("discards", "DISCARDS", {"rdma_priority_discards_total"}, "", C::sum),
+      figure("ecn_marked", "ECN MARKED", {"rdma_priority_ecn_marked_packets_total"}, "", C::sum),
   };
   return kDefs;
 }

@@ -1,8 +1,9 @@
 // One view of a port per tick: the figures every surface shows of it (the TUI's ports table and
 // PFC table, the text report's PFC table, the JSON report's "figures"), computed once in the
 // pipeline from one declarative table, so no surface derives them from series names itself and
-// the surfaces cannot drift apart. Each figure names its series, the label it filters on, how
-// the matching rates combine and the unit it is shown in; a surface only formats it.
+// the surfaces cannot drift apart. Each figure names its series (rows of the metric catalogue),
+// the label it filters on and how the matching rates combine; its unit comes from the
+// catalogue's unit of those series, and a surface only formats it.
 #pragma once
 
 #include <cstddef>
@@ -25,13 +26,18 @@ enum class FigureCombine { sum, max };
 /// One figure: the rates of every counter series named in `series` (and, when `direction` is
 /// set, with that direction label; per priority, also that priority), combined.
 struct FigureDef {
-  std::string_view key;    ///< JSON member name: "rx_bytes"
-  std::string_view title;  ///< column title: "RX B/s"
-  std::vector<std::string_view> series;
-  std::string_view direction;  ///< "rx", "tx", or "" for any
+  std::string_view key;                  ///< JSON member name: "rx_bytes"
+  std::string title;                     ///< column title: "RX B/s" (a rate's ends in its unit)
+  std::vector<std::string_view> series;  ///< catalogue names, all of one unit
+  std::string_view direction;            ///< "rx", "tx", or "" for any
   FigureCombine combine = FigureCombine::sum;
-  std::string_view unit;  ///< format_rate's suffix: " B/s", "/s", or "%" for a share of time
+  /// format_rate's suffix, from the series' catalogue unit: " B/s" (bytes), "%" (seconds: a
+  /// share of time) or "/s" (a count).
+  std::string_view unit;
 };
+
+/// The format_rate suffix of a rate of the catalogue series `series`: " B/s", "%" or "/s".
+std::string_view figure_unit(std::string_view series);
 
 /// The port figures, in display order (PortView::figures has one entry per row).
 const std::vector<FigureDef>& port_figure_defs();

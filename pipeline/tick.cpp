@@ -5,9 +5,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collector/normalize/host_config_series.h"
+#include "collector/normalize/metric_catalogue.h"
 #include "collector/normalize/normalizer.h"
-#include "collector/normalize/probe_series.h"
 #include "collector/parse/gid.h"
 #include "rules/diagnoser.h"
 
@@ -138,10 +137,13 @@ PublishedTick build_tick(const Observation* first, Observation last, std::vector
   std::vector<std::size_t> ports_of_series;
   for (Series& s : now) {
     const Rate rate = rate_of(s);
-    if (find_probe_metric(s.name) != nullptr)
-      report.probe_series.push_back(SeriesWithRate{s, rate});
-    if (find_host_config_metric(s.name) != nullptr && label_value(s.labels, "port").empty()) {
-      report.host_series.push_back(SeriesWithRate{s, rate});
+    // The catalogue's scope says where a series is filed: the prober's beside the ports, the
+    // device- and host-scope configuration (no port to file it under) in host_series.
+    if (const MetricInfo* info = find_metric(s.name)) {
+      if (is_probe_metric(*info)) report.probe_series.push_back(SeriesWithRate{s, rate});
+      if (info->scope == MetricScope::device || info->scope == MetricScope::host) {
+        report.host_series.push_back(SeriesWithRate{s, rate});
+      }
     }
     ports_of_series.clear();
     port_index.for_each_port_of(s, [&](std::size_t i) { ports_of_series.push_back(i); });

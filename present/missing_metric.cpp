@@ -8,26 +8,21 @@
 #include <vector>
 
 #include "collector/normalize/counter_table.h"
+#include "collector/normalize/driver_family.h"
 
 namespace rdmatop {
 
 namespace {
 
-/// The driver families present on the host: each device's RDMA driver, else its netdevs'
-/// Ethernet driver (ethtool -i), as the normalizer chooses them.
+/// The driver families of the host's ports (of a device without ports, its own driver's), as the
+/// normalizer chooses them for the rows read from the device.
 std::set<DriverFamily> host_families(const Snapshot& snapshot) {
   std::set<DriverFamily> out;
   for (const DeviceSample& dev : snapshot.devices) {
-    DriverFamily family = family_of_rdma_driver(dev.driver);
-    if (dev.driver.empty()) {
-      for (const PortSample& port : dev.ports) {
-        for (const NetdevSample& nd : snapshot.netdevs) {
-          if (nd.name == port.netdev && nd.driver)
-            family = family_of_netdev_driver(nd.driver->driver);
-        }
-      }
+    if (dev.ports.empty()) out.insert(driver_families(dev.driver, nullptr).rdma);
+    for (const PortSample& port : dev.ports) {
+      out.insert(driver_families(dev.driver, find_netdev(snapshot, port.netdev)).rdma);
     }
-    out.insert(family);
   }
   return out;
 }

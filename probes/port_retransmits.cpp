@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "collector/normalize/driver_family.h"
 #include "collector/normalize/normalizer.h"
 #include "collector/normalize/qp_counter_series.h"
 
@@ -77,7 +78,7 @@ QpRetransmits qp_retransmits(const Snapshot& snapshot, const std::set<PortKey>* 
   // port's hw stats), so the counter table maps them as it does the port's.
   QpRetransmits out;
   for (const auto& device : snapshot.devices) {
-    const DriverFamily family = family_of_rdma_driver(device.driver);
+    const DriverFamily family = driver_families(device.driver, nullptr).rdma;
     for (const auto& port : device.ports) {
       if (ports != nullptr && ports->count({device.name, port.port}) == 0) continue;
       for (const BoundCounter& counter : port.bound_counters) {

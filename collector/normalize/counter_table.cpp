@@ -27,177 +27,6 @@ constexpr FixedLabel kError{"level", "error"};
 constexpr double kMicro = 1e-6;  // µs -> seconds
 constexpr double kPmaData = 4;   // PMA *_data count octets / 4 (docs/domain.md#pma-counters)
 
-constexpr SeriesKind kCounter = SeriesKind::counter;
-constexpr SeriesKind kGauge = SeriesKind::gauge;
-
-// ------------------------------------------------------------------------------------------
-// Canonical series. Labels device, port and netdev are implied on every series (netdev is
-// omitted when the port has none); `labels` lists the extra ones.
-// ------------------------------------------------------------------------------------------
-constexpr MetricInfo kMetrics[] = {
-    // Traffic
-    {"rdma_bytes_total", kCounter, "bytes", "direction", "RDMA (RoCE) traffic bytes of the port."},
-    {"rdma_packets_total", kCounter, "packets", "direction", "RDMA (RoCE) packets of the port."},
-    {"rdma_priority_bytes_total", kCounter, "bytes", "direction,priority",
-     "Bytes of one 802.1p priority at the Ethernet port (all traffic of that priority)."},
-    {"rdma_priority_packets_total", kCounter, "packets", "direction,priority",
-     "Packets of one 802.1p priority at the Ethernet port (all traffic of that priority)."},
-    // PFC and link pause
-    {"rdma_pfc_pause_frames_total", kCounter, "frames", "direction,priority",
-     "PFC pause frames of one priority (rx: received from the peer, tx: sent by this NIC)."},
-    {"rdma_pfc_pause_seconds_total", kCounter, "seconds", "direction,priority",
-     "Time spent paused by PFC on one priority (rx: we were paused, tx: we paused the peer)."},
-    {"rdma_pfc_pause_transitions_total", kCounter, "events", "direction,priority",
-     "PFC pause state transitions of one priority (mlx5: XOFF to XON)."},
-    {"rdma_global_pause_frames_total", kCounter, "frames", "direction",
-     "IEEE 802.3x (global, link-level) pause frames."},
-    {"rdma_global_pause_seconds_total", kCounter, "seconds", "direction",
-     "Time spent paused by 802.3x global pause."},
-    {"rdma_pause_storm_events_total", kCounter, "events", "level",
-     "Pause storm watchdog events (warning: pause asserted too long; error: the NIC stopped "
-     "sending pause)."},
-    // ECN / CNP (DCQCN)
-    {"rdma_ecn_marked_packets_total", kCounter, "packets", "",
-     "CE-marked RoCE packets received (DCQCN notification point)."},
-    {"rdma_cnp_sent_total", kCounter, "packets", "",
-     "Congestion notification packets sent (notification point)."},
-    {"rdma_cnp_handled_total", kCounter, "packets", "",
-     "CNPs received and acted on: the sender reduced its rate (reaction point)."},
-    {"rdma_cnp_ignored_total", kCounter, "packets", "",
-     "CNPs received but ignored by the reaction point."},
-    {"rdma_cnp_received_total", kCounter, "packets", "",
-     "CNPs received (handled plus ignored where the driver counts them separately)."},
-    {"rdma_priority_ecn_marked_packets_total", kCounter, "packets", "priority",
-     "Packets of one priority ECN-marked by this device's receive buffer."},
-    // Transport
-    {"rdma_ack_timeouts_total", kCounter, "events", "",
-     "Requester ACK timer expirations (each leads to a retransmission)."},
-    {"rdma_seq_err_naks_total", kCounter, "packets", "",
-     "NAK-sequence-error packets received by the requester (the peer saw a PSN gap)."},
-    {"rdma_out_of_sequence_total", kCounter, "packets", "",
-     "Packets the responder received out of sequence (PSN gap: loss upstream)."},
-    {"rdma_implied_naks_total", kCounter, "events", "",
-     "Implied NAKs: a response with a PSN beyond the expected one (lost response)."},
-    {"rdma_duplicate_requests_total", kCounter, "packets", "",
-     "Duplicate requests received by the responder (the requester retransmitted)."},
-    {"rdma_retransmits_total", kCounter, "events", "",
-     "Requester retransmission events (timeouts and sequence NAKs)."},
-    {"rdma_adaptive_retransmits_total", kCounter, "events", "",
-     "Adaptive retransmissions (only with lossy-RoCE adaptive retransmission enabled)."},
-    {"rdma_adaptive_retransmit_timeouts_total", kCounter, "events", "",
-     "Timeouts reached under adaptive retransmission."},
-    {"rdma_retry_exceeded_total", kCounter, "events", "",
-     "Transport retry count exceeded: the QP went to error."},
-    {"rdma_rnr_naks_received_total", kCounter, "packets", "",
-     "RNR NAKs received (the remote receiver had no receive WQE posted)."},
-    {"rdma_rnr_naks_sent_total", kCounter, "packets", "",
-     "RNR NAKs sent (no receive WQE posted locally)."},
-    {"rdma_rnr_retry_exceeded_total", kCounter, "events", "",
-     "RNR retry count exceeded: the QP went to error (an application problem)."},
-    {"rdma_req_cqe_errors_total", kCounter, "completions", "", "Requester completions with error."},
-    {"rdma_resp_cqe_errors_total", kCounter, "completions", "",
-     "Responder completions with error."},
-    {"rdma_cqe_flush_errors_total", kCounter, "completions", "side",
-     "Completions flushed with error (the QP went to error or was torn down)."},
-    {"rdma_icrc_errors_total", kCounter, "packets", "", "RoCE packets received with a bad ICRC."},
-    // Drops
-    {"rdma_out_of_buffer_total", kCounter, "packets", "",
-     "RDMA packets dropped because no receive WQE was posted (RQ/SRQ empty)."},
-    {"rdma_eth_out_of_buffer_total", kCounter, "packets", "",
-     "Ethernet (kernel) packets dropped because the receive ring had no buffer."},
-    {"rdma_port_discards_total", kCounter, "packets", "direction",
-     "Packets discarded at the port (rx: no port buffer; tx: link down, head of line, pause)."},
-    {"rdma_priority_discards_total", kCounter, "packets", "priority",
-     "Received packets of one priority dropped for lack of receive buffer."},
-    {"rdma_priority_buffer_discards_total", kCounter, "packets", "priority",
-     "Received packets of one priority dropped by the per-host buffer."},
-    {"rdma_priority_congestion_discards_total", kCounter, "packets", "priority",
-     "Received packets of one priority dropped by WRED (congestion discard)."},
-    {"rdma_rx_buffer_threshold_events_total", kCounter, "events", "",
-     "Times the port receive buffer passed its fill threshold (mlx5: 85%)."},
-    // Physical layer
-    {"rdma_link_down_events_total", kCounter, "events", "", "Link down events (flaps)."},
-    {"rdma_symbol_errors_total", kCounter, "events", "", "Physical coding (symbol) errors."},
-    {"rdma_pcs_symbol_errors_total", kCounter, "events", "",
-     "Symbol errors not corrected by FEC (post-FEC errors: traffic was lost)."},
-    {"rdma_crc_errors_total", kCounter, "frames", "", "Frames received with a bad FCS (CRC)."},
-    {"rdma_phy_received_bit_count_total", kCounter, "bits", "",
-     "Bits received by the PHY (the denominator of bit error ratios)."},
-    {"rdma_fec_corrected_bit_errors_total", kCounter, "bits", "", "Bits corrected by FEC."},
-    {"rdma_fec_corrected_blocks_total", kCounter, "blocks", "", "FEC blocks corrected."},
-    {"rdma_fec_uncorrectable_blocks_total", kCounter, "blocks", "",
-     "FEC blocks that could not be corrected."},
-    {"rdma_fec_lane_corrected_bit_errors_total", kCounter, "bits", "lane",
-     "Bits corrected by FEC on one PHY lane (one bad lane: a cable/optic/connector fault)."},
-    {"rdma_module_events_total", kCounter, "events", "event",
-     "Transceiver module events (unplug, bus_stuck, high_temp, bad_shorted)."},
-    {"rdma_oversize_frames_total", kCounter, "frames", "",
-     "Received frames longer than allowed: the peer's MTU is larger than ours."},
-    {"rdma_pcie_stall_events_total", kCounter, "events", "direction",
-     "Seconds in which outbound PCIe reads/writes were stalled more than 30% of the time."},
-    {"rdma_pcie_buffer_overflow_total", kCounter, "packets", "",
-     "Packets dropped because the PCIe buffer overflowed (host cannot keep up)."},
-    {"rdma_pcie_signal_integrity_errors_total", kCounter, "events", "direction",
-     "PCIe physical-layer signal integrity errors."},
-    // IB PMA PortCounters error counters (ports/<n>/counters; legacy widths, they saturate)
-    {"rdma_port_rcv_errors_total", kCounter, "packets", "",
-     "Packets received with errors (IB PMA PortRcvErrors: bad CRC, malformed, buffer overrun)."},
-    {"rdma_port_xmit_discards_total", kCounter, "packets", "",
-     "Outbound packets discarded by the port (IB PMA PortXmitDiscards: port down or "
-     "congestion)."},
-    {"rdma_port_xmit_wait_total", kCounter, "ticks", "",
-     "Ticks in which the port had data to send but sent none (IB PMA PortXmitWait: "
-     "back-pressure)."},
-    {"rdma_link_error_recovery_total", kCounter, "events", "",
-     "Successful link error recoveries: the link retrained (IB PMA LinkErrorRecoveryCounter)."},
-    {"rdma_local_link_integrity_errors_total", kCounter, "events", "",
-     "Times the local physical errors exceeded the link's threshold (IB PMA "
-     "LocalLinkIntegrityErrors)."},
-    {"rdma_excessive_buffer_overrun_errors_total", kCounter, "events", "",
-     "Consecutive receive buffer overrun events past the threshold (IB PMA "
-     "ExcessiveBufferOverrunErrors)."},
-    {"rdma_vl15_dropped_total", kCounter, "packets", "",
-     "Subnet management (VL15) packets dropped for lack of buffer (IB PMA VL15Dropped)."},
-    {"rdma_port_rcv_remote_physical_errors_total", kCounter, "packets", "",
-     "Packets received marked bad by an upstream hop (IB PMA PortRcvRemotePhysicalErrors)."},
-    {"rdma_port_rcv_switch_relay_errors_total", kCounter, "packets", "",
-     "Received packets the port could not relay (IB PMA PortRcvSwitchRelayErrors)."},
-    {"rdma_port_xmit_constraint_errors_total", kCounter, "packets", "",
-     "Packets not sent because of partition/raw constraints (IB PMA PortXmitConstraintErrors)."},
-    {"rdma_port_rcv_constraint_errors_total", kCounter, "packets", "",
-     "Received packets dropped by partition/raw constraints (IB PMA PortRcvConstraintErrors)."},
-    // Derived from snapshot fields by normalizer.cpp (no table rows)
-    {"rdma_netdev_carrier_changes_total", kCounter, "events", "",
-     "Carrier changes of the port's netdev (sysfs carrier_changes): link flaps."},
-    {"rdma_port_state", kGauge, "state", "",
-     "IB port state id: 1 DOWN, 2 INIT, 3 ARMED, 4 ACTIVE, 5 ACTIVE_DEFER."},
-    {"rdma_port_phys_state", kGauge, "state", "",
-     "IB physical port state id: 2 Polling, 3 Disabled, 5 LinkUp, 6 LinkErrorRecovery, ..."},
-    {"rdma_port_rate_bytes_per_second", kGauge, "bytes per second", "",
-     "Port rate from the `rate` file (Gb/s x 125e6)."},
-    {"rdma_netdev_mtu_bytes", kGauge, "bytes", "", "MTU of the port's netdev."},
-    {"rdma_netdev_up", kGauge, "boolean", "",
-     "1 when the netdev operstate is up (or unknown: drivers that do not track carrier), else 0."},
-    {"rdma_port_roce_v2_gids", kGauge, "entries", "",
-     "RoCE v2 GID entries with a routable address (IPv4-mapped or global IPv6)."},
-    {"rdma_port_roce_v1_gids", kGauge, "entries", "",
-     "RoCE v1 GID entries with a routable address (IPv4-mapped or global IPv6)."},
-    {"rdma_global_pause_enabled", kGauge, "boolean", "direction",
-     "1 when IEEE 802.3x link-level pause is on (ethtool -a; rx: honour received pause, tx: "
-     "send pause), else 0."},
-    {"rdma_pfc_enabled", kGauge, "boolean", "priority",
-     "1 when PFC is enabled on the priority (mlx5: inferred from ethtool strings), else 0."},
-    {"rdma_port_hw_counters", kGauge, "entries", "",
-     "hw_counters the port exposes (its own, plus the device's on its first port); only for "
-     "the drivers the table maps."},
-    {"rdma_hw_counters_lifespan_seconds", kGauge, "seconds", "",
-     "hw_counters cache lifetime: reads closer together return cached values."},
-    {"rdma_saturated", kGauge, "boolean", "counter",
-     "For every series fed by a counter that stops at its width (IB PMA PortCounters): 1 when "
-     "it sits at its maximum (its value is a lower bound and its rate reads 0 until the counter "
-     "is reset), else 0."},
-};
-
 // ------------------------------------------------------------------------------------------
 // The rows. Order matters within a group (first present wins). Columns:
 //   series, driver family, source, raw name ({p} = priority 0..7), fixed label, scale,
@@ -497,52 +326,6 @@ constexpr CounterRow kRows[] = {
 // ------------------------------------------------------------------------------------------
 // Compile-time checks of the table: a broken row fails the build, not a scrape.
 // ------------------------------------------------------------------------------------------
-constexpr const MetricInfo* metric_named(std::string_view name) {
-  for (const MetricInfo& m : kMetrics) {
-    if (m.name == name) return &m;
-  }
-  return nullptr;
-}
-
-// [a-z][a-z0-9_]*: a subset of Prometheus names; digits only for "roce_v2"-style names.
-constexpr bool valid_name(std::string_view name) {
-  if (name.empty() || name.front() < 'a' || name.front() > 'z') return false;
-  for (const char c : name) {
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
-  }
-  return true;
-}
-
-constexpr bool list_contains(std::string_view list, std::string_view item) {
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    if (list.substr(0, comma) == item) return true;
-    if (comma == std::string_view::npos) break;
-    list.remove_prefix(comma + 1);
-  }
-  return false;
-}
-
-constexpr std::size_t list_size(std::string_view list) {
-  if (list.empty()) return 0;
-  std::size_t n = 1;
-  for (const char c : list) n += c == ',' ? 1 : 0;
-  return n;
-}
-
-constexpr bool metrics_valid() {
-  for (std::size_t i = 0; i < std::size(kMetrics); ++i) {
-    const MetricInfo& m = kMetrics[i];
-    if (!valid_name(m.name) || m.unit.empty() || m.help.empty()) return false;
-    const bool total = m.name.ends_with("_total");
-    if ((m.kind == SeriesKind::counter) != total) return false;
-    for (std::size_t j = 0; j < i; ++j) {
-      if (kMetrics[j].name == m.name) return false;  // duplicate
-    }
-  }
-  return true;
-}
-
 constexpr bool same_group(const CounterRow& a, const CounterRow& b) {
   return a.series == b.series && a.label.name == b.label.name && a.label.value == b.label.value &&
          placeholder_index(a.raw) == placeholder_index(b.raw);
@@ -557,19 +340,12 @@ constexpr std::size_t placeholders_in(std::string_view raw) {
 constexpr bool rows_valid() {
   for (std::size_t i = 0; i < std::size(kRows); ++i) {
     const CounterRow& r = kRows[i];
-    const MetricInfo* m = metric_named(r.series);
-    if (m == nullptr || r.raw.empty() || !(r.scale > 0) || r.width_bits > 63) return false;
-    // The row's labels must be exactly the metric's declared extra labels; at most one
-    // placeholder, whose label the row does not also fix.
-    const int placeholder = placeholder_index(r.raw);
+    if (r.series.empty() || r.raw.empty() || !(r.scale > 0) || r.width_bits > 63) return false;
+    // At most one placeholder, whose label the row does not also fix. (That the row's labels
+    // are exactly its catalogue row's is checked by counter_table_test: the catalogue is
+    // another translation unit.)
     if (placeholders_in(r.raw) > 1) return false;
-    const std::size_t labels = (r.label.name.empty() ? 0 : 1) + (placeholder >= 0 ? 1 : 0);
-    if (labels != list_size(m->labels)) return false;
-    if (!r.label.name.empty() && (!list_contains(m->labels, r.label.name) || r.label.value.empty()))
-      return false;
-    if (placeholder >= 0 && !list_contains(m->labels, kPlaceholders[placeholder].label)) {
-      return false;
-    }
+    if (!r.label.name.empty() && r.label.value.empty()) return false;
     for (const Placeholder& p : kPlaceholders) {
       if (r.label.name == p.label) return false;
     }
@@ -586,36 +362,12 @@ constexpr bool rows_valid() {
   return true;
 }
 
-static_assert(metrics_valid(), "metric table: bad name, kind/_total mismatch, or duplicate");
-static_assert(rows_valid(), "counter table: a row does not fit its metric or its sum group");
+static_assert(rows_valid(), "counter table: a row has a bad placeholder, label or sum group");
 
 }  // namespace
 
 std::span<const CounterRow> counter_rows() {
   return kRows;
-}
-
-std::span<const MetricInfo> metric_infos() {
-  return kMetrics;
-}
-
-const MetricInfo* find_metric(std::string_view name) {
-  return metric_named(name);
-}
-
-DriverFamily family_of_rdma_driver(std::string_view driver) {
-  if (driver == "mlx5" || driver == "mlx5_ib") return DriverFamily::mlx5;
-  if (driver == "bnxt_re") return DriverFamily::bnxt_re;
-  if (driver == "irdma") return DriverFamily::irdma;
-  if (driver == "rxe" || driver == "rdma_rxe") return DriverFamily::rxe;
-  return DriverFamily::any;
-}
-
-DriverFamily family_of_netdev_driver(std::string_view driver) {
-  if (driver == "mlx5_core") return DriverFamily::mlx5;
-  if (driver == "bnxt_en") return DriverFamily::bnxt_re;
-  if (driver == "ice") return DriverFamily::irdma;
-  return DriverFamily::any;
 }
 
 bool has_priority_placeholder(std::string_view raw) {
@@ -663,22 +415,6 @@ std::uint8_t saturating_width_bits(RawSource source, std::string_view raw) {
 double saturation_value(const CounterRow& row) {
   const std::uint8_t width = saturating_width_bits(row.source, row.raw);
   return width == 0 ? 0.0 : (std::ldexp(1.0, width) - 1) * row.scale;
-}
-
-const char* to_string(DriverFamily family) {
-  switch (family) {
-    case DriverFamily::any:
-      return "any";
-    case DriverFamily::mlx5:
-      return "mlx5";
-    case DriverFamily::bnxt_re:
-      return "bnxt_re";
-    case DriverFamily::irdma:
-      return "irdma";
-    case DriverFamily::rxe:
-      return "rxe";
-  }
-  return "unknown";
 }
 
 const char* to_string(RawSource source) {

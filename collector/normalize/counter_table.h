@@ -1,7 +1,7 @@
 // The ONE declarative counter table: which raw driver counter feeds which canonical series,
-// with which labels, unit scale and hardware width. normalizer.cpp applies it; the exporter
-// takes HELP text and units from metric_infos(); docs/metrics.md documents every row (a unit
-// test keeps the three in step).
+// with which labels, unit scale and hardware width. normalizer.cpp applies it; every series it
+// names is a row of the metric catalogue (metric_catalogue.h: kind, unit, labels, help);
+// docs/metrics.md documents every raw name (unit tests keep the three in step).
 //
 // How rows combine. Rows that produce the same series name and label set on one port form a
 // group. Within a group, in table order, each row with `Combine::first_present` starts an
@@ -16,14 +16,9 @@
 #include <string>
 #include <string_view>
 
-#include "collector/normalize/series.h"
+#include "collector/normalize/driver_family.h"
 
 namespace rdmatop {
-
-/// Driver family a row applies to. Named after the RDMA drivers; rows read from a netdev
-/// (ethtool, statistics) use the family of its Ethernet driver (mlx5_core -> mlx5,
-/// bnxt_en -> bnxt_re, ice -> irdma).
-enum class DriverFamily : std::uint8_t { any, mlx5, bnxt_re, irdma, rxe };
 
 /// Where a raw counter is read from (all of them are CounterMaps of the Snapshot).
 enum class RawSource : std::uint8_t {
@@ -82,7 +77,7 @@ inline const Placeholder* placeholder_of(std::string_view raw) {
 
 /// One row of the table: one raw counter (or raw pattern) feeding one canonical series.
 struct CounterRow {
-  std::string_view series;  ///< canonical name; its kind/unit/help are in metric_infos()
+  std::string_view series;  ///< canonical name: a counter row of metric_catalogue()
   DriverFamily driver = DriverFamily::any;
   RawSource source = RawSource::port_hw_counters;
   std::string_view raw;  ///< raw name, verbatim (may contain spaces); may contain "{p}"/"{l}"
@@ -95,29 +90,8 @@ struct CounterRow {
   Combine combine = Combine::first_present;
 };
 
-/// A canonical series: its name, kind, unit, labels and help text (HELP line, docs, TUI).
-struct MetricInfo {
-  std::string_view name;
-  SeriesKind kind = SeriesKind::counter;
-  std::string_view unit;    ///< "bytes", "seconds", "packets", "frames", "events", ...
-  std::string_view labels;  ///< labels beyond device/port/netdev, comma-separated ("" = none)
-  std::string_view help;
-};
-
 /// Every row, in table order (the order decides first-present).
 std::span<const CounterRow> counter_rows();
-/// Every canonical series, counters from the table and gauges/counters the normalizer derives
-/// from snapshot fields, in documentation order.
-std::span<const MetricInfo> metric_infos();
-/// The metric with this name, or nullptr.
-const MetricInfo* find_metric(std::string_view name);
-
-/// Family of an RDMA driver name ("mlx5", "bnxt_re", "irdma", "rxe"); `any` when unknown.
-DriverFamily family_of_rdma_driver(std::string_view driver);
-/// Family of an Ethernet driver from ETHTOOL_GDRVINFO ("mlx5_core", "bnxt_en", "ice");
-/// `any` when unknown.
-DriverFamily family_of_netdev_driver(std::string_view driver);
-
 /// The raw name of a row for one value of its placeholder ("rx_prio{p}_pause", 3 ->
 /// "rx_prio3_pause"; "rx_err_lane_{l}_phy", 1 -> "rx_err_lane_1_phy").
 std::string expand_raw_name(std::string_view raw, int value);
@@ -133,7 +107,6 @@ std::uint8_t saturating_width_bits(RawSource source, std::string_view raw);
 /// The value a row's counter stops at, in canonical units ((2^width - 1) * scale), or 0.
 double saturation_value(const CounterRow& row);
 
-const char* to_string(DriverFamily family);
 const char* to_string(RawSource source);
 const char* to_string(Combine combine);
 

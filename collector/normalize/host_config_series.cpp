@@ -1,7 +1,5 @@
 #include "collector/normalize/host_config_series.h"
 
-#include <algorithm>
-#include <array>
 #include <map>
 #include <string>
 #include <utility>
@@ -11,64 +9,6 @@
 
 namespace rdmatop {
 namespace {
-
-constexpr std::array<HostConfigMetricInfo, 22> kInfos{{
-    {"rdma_pfc_enabled", SeriesKind::gauge, "priority",
-     "1 when PFC is enabled on the priority, else 0 (DCB pfc_en; mlx5 without DCB data: "
-     "inferred from ethtool strings)"},
-    {"rdma_dcb_trust_dscp", SeriesKind::gauge, "",
-     "1 when the DCB APP trust table lists DSCP (traffic is classified by DSCP), 0 when it does "
-     "not; absent when the driver reports no trust table"},
-    {"rdma_dcb_dscp_priority", SeriesKind::gauge, "dscp, priority",
-     "1 for each DCB APP entry mapping a DSCP value to a priority (selector DSCP)"},
-    {"rdma_pfc_storm_prevention_seconds", SeriesKind::gauge, "",
-     "PFC storm-prevention timeout the driver applies (ethtool tunable pfc-prevention-tout); "
-     "0 = disabled"},
-    {"rdma_firmware_info", SeriesKind::gauge, "driver, running, stored, psid, source",
-     "1, with the running and (when the device reports one) stored firmware version and PSID "
-     "from devlink (source devlink), else the running version and board id from sysfs "
-     "(source sysfs)"},
-    {"rdma_firmware_activation_pending", SeriesKind::gauge, "",
-     "1 when the stored (flashed) firmware differs from the running one, else 0"},
-    {"rdma_devlink_health_error", SeriesKind::gauge, "reporter",
-     "1 when the devlink health reporter is in the error state, else 0"},
-    {"rdma_devlink_health_errors_total", SeriesKind::counter, "reporter",
-     "errors the devlink health reporter has seen"},
-    {"rdma_devlink_health_recovers_total", SeriesKind::counter, "reporter",
-     "successful recoveries of the devlink health reporter"},
-    {"rdma_device_numa_node", SeriesKind::gauge, "",
-     "NUMA node of the RDMA device's PCI function (absent when the platform has none)"},
-    {"rdma_irq_interrupts_total", SeriesKind::counter, "irq, name",
-     "interrupts of one MSI/MSI-X vector of the RDMA NIC, summed over CPUs (/proc/interrupts)"},
-    // Processes holding RDMA objects (process_series.cpp): host-wide, labelled pid and comm.
-    {"rdma_process_resources", SeriesKind::gauge, "pid, comm, resource",
-     "RDMA objects (resource qp, cq, mr, pd) the process holds on the device (RDMA netlink "
-     "resource dumps)"},
-    {"rdma_process_memlock_limit_bytes", SeriesKind::gauge, "pid, comm",
-     "soft RLIMIT_MEMLOCK of a process holding RDMA objects (absent when unlimited)"},
-    {"rdma_process_memlock_unlimited", SeriesKind::gauge, "pid, comm",
-     "1 when the soft RLIMIT_MEMLOCK of a process holding RDMA objects is unlimited, else 0"},
-    {"rdma_process_pinned_bytes", SeriesKind::gauge, "pid, comm",
-     "memory the process has pinned (VmPin; RDMA registrations count against RLIMIT_MEMLOCK)"},
-    {"rdma_process_cap_ipc_lock", SeriesKind::gauge, "pid, comm",
-     "1 when the process has CAP_IPC_LOCK (exempt from RLIMIT_MEMLOCK), else 0"},
-    {"rdma_process_numa_mismatch", SeriesKind::gauge, "pid, comm",
-     "0: the process's allowed CPUs are all on the device's NUMA node; 1: some are not; "
-     "2: none are"},
-    // QP counters (qp_counter_series.cpp): port scope; bound counters labelled by id and owner.
-    {"rdma_port_qp_counter_mode", SeriesKind::gauge, "",
-     "QP counter mode of the port (`rdma statistic qp mode`): 0 none, 1 auto, 2 manual"},
-    {"rdma_port_qp_counter_auto_mask", SeriesKind::gauge, "",
-     "criteria of the port's auto mode (RDMA_COUNTER_MASK_*): 1 QP type, 2 PID, 3 both; 0 "
-     "outside auto mode"},
-    {"rdma_port_bound_counters", SeriesKind::gauge, "",
-     "counters bound to QPs of the port (`rdma statistic qp show`)"},
-    {"rdma_bound_counter_qps", SeriesKind::gauge, "counter_id, pid, comm",
-     "QPs bound to the counter"},
-    {"rdma_bound_counter_hw_total", SeriesKind::counter, "counter_id, pid, comm, hw_counter",
-     "one hardware counter (raw driver name in hw_counter) of a counter bound to QPs; the "
-     "port's own counters already include it"},
-}};
 
 /// IEEE_8021QAZ_APP_SEL_DSCP (include/uapi/linux/dcbnl.h): the APP entry's protocol is a DSCP.
 constexpr std::uint8_t kAppSelectorDscp = 5;
@@ -189,17 +129,6 @@ void add_sysfs_firmware(const Snapshot& snapshot, const DeviceSample& device,
 }
 
 }  // namespace
-
-std::span<const HostConfigMetricInfo> host_config_metric_infos() {
-  return kInfos;
-}
-
-const HostConfigMetricInfo* find_host_config_metric(std::string_view series_name) {
-  const auto it = std::find_if(kInfos.begin(), kInfos.end(), [&](const HostConfigMetricInfo& m) {
-    return m.name == series_name;
-  });
-  return it == kInfos.end() ? nullptr : &*it;
-}
 
 double pfc_storm_prevention_seconds(std::uint16_t tunable_ms) {
   if (tunable_ms == kAuto) return kAutoSeconds;

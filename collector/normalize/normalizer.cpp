@@ -91,8 +91,8 @@ struct PortView {
   const DeviceSample& device;
   const PortSample& port;
   const NetdevSample* netdev;  ///< nullptr when the port has none or it was not collected
-  DriverFamily device_family;  ///< from the RDMA driver
-  DriverFamily netdev_family;  ///< the RDMA driver's family, else the Ethernet driver's
+  DriverFamily device_family;  ///< for rows read from the device (driver_families().rdma)
+  DriverFamily netdev_family;  ///< for rows read from the netdev (driver_families().netdev)
   bool first_port;             ///< device-scope hw_counters are attributed to this port
 };
 
@@ -329,20 +329,11 @@ void for_each_port_view(const Snapshot& snapshot, Visit&& visit) {
         std::min_element(device.ports.begin(), device.ports.end(),
                          [](const PortSample& a, const PortSample& b) { return a.port < b.port; })
             ->port;
-    const DriverFamily device_family = family_of_rdma_driver(device.driver);
     for (const PortSample& port : device.ports) {
       const NetdevSample* netdev = find_netdev(snapshot, port.netdev);
-      DriverFamily netdev_family = device_family;
-      if (netdev_family == DriverFamily::any && netdev != nullptr && netdev->driver) {
-        netdev_family = family_of_netdev_driver(netdev->driver->driver);
-      }
-      // A device whose own driver could not be named (a renamed "rocep59s0f0", a capture
-      // without the driver link) maps like the driver of its netdev (ETHTOOL_GDRVINFO or an
-      // `ethtool -i` dump): mlx5_core's RDMA counters are mlx5's.
-      // A named driver the table does not map (siw on an mlx5 netdev) stays unmapped.
-      const DriverFamily port_family = device.driver.empty() ? netdev_family : device_family;
-      const PortView view{device,      port,          netdev,
-                          port_family, netdev_family, port.port == first_port};
+      const DriverFamilies families = driver_families(device.driver, netdev);
+      const PortView view{
+          device, port, netdev, families.rdma, families.netdev, port.port == first_port};
       visit(view);
     }
   }

@@ -11,42 +11,6 @@ namespace rdmatop {
 
 namespace {
 
-using T = ProbeMetricType;
-
-// Stream labels (target, group, transport, tclass) are implied on every per-stream family;
-// `labels` lists the extra ones. rdmatop_prober_* describe the prober itself: no labels.
-constexpr ProbeMetricInfo kProbeMetrics[] = {
-    {"rdma_probe_sent_total", T::counter, "probes", "", "Probes sent on the stream."},
-    {"rdma_probe_answered_total", T::counter, "probes", "",
-     "Probes answered by the responder (each contributes one RTT sample)."},
-    {"rdma_probe_timeouts_total", T::counter, "probes", "",
-     "Probes not answered within the probe timeout (lost, or the peer stalled)."},
-    {"rdma_probe_connect_failures_total", T::counter, "events", "",
-     "Address/route resolution, connect or handshake failures towards the target."},
-    {"rdma_probe_qp_errors_total", T::counter, "events", "",
-     "Probe QPs that moved to the error state (each is then reconnected)."},
-    {"rdma_probe_wc_errors_total", T::counter, "completions", "status",
-     "Probe work completions with an error status (ibv_wc_status_str text)."},
-    {"rdma_probe_retransmits_total", T::counter, "events", "scope",
-     "Transport retransmits attributed to the stream: its own QP counter (scope=qp) or the "
-     "port's counter over the probe's lifetime (scope=port, shared with other traffic)."},
-    {"rdma_probe_rtt_seconds", T::histogram, "seconds", "le",
-     "Round-trip time of answered probes (cumulative histogram)."},
-    {"rdma_probe_rtt_quantile_seconds", T::gauge, "seconds", "window_quantile",
-     "RTT quantile over the probes answered since the previous sample (0 = min, 1 = max); "
-     "absent when none was answered."},
-    {"rdma_probe_up", T::gauge, "boolean", "",
-     "1 when the stream was connected to its target at the sample, else 0."},
-    {"rdmatop_prober_cpu_seconds_total", T::counter, "seconds", "",
-     "User plus system CPU time used by the prober's threads."},
-    {"rdmatop_prober_qps", T::gauge, "QPs", "", "Queue pairs the prober holds."},
-    {"rdmatop_prober_registered_bytes", T::gauge, "bytes", "",
-     "Memory the prober has registered with RDMA devices."},
-    {"rdmatop_prober_targets", T::gauge, "targets", "", "Targets the prober is configured with."},
-};
-
-constexpr std::array<std::string_view, 3> kHistogramSuffixes = {"_bucket", "_sum", "_count"};
-
 struct Quantile {
   const char* label;
   double RttSummary::*field;
@@ -136,22 +100,6 @@ void add_stream(const ProbeTargetSample& p, Sink& sink) {
 }
 
 }  // namespace
-
-std::span<const ProbeMetricInfo> probe_metric_infos() {
-  return kProbeMetrics;
-}
-
-const ProbeMetricInfo* find_probe_metric(std::string_view series_name) {
-  for (const ProbeMetricInfo& m : kProbeMetrics) {
-    if (m.name == series_name) return &m;
-    if (m.type != T::histogram || !series_name.starts_with(m.name)) continue;
-    const std::string_view suffix = series_name.substr(m.name.size());
-    if (std::find(kHistogramSuffixes.begin(), kHistogramSuffixes.end(), suffix) !=
-        kHistogramSuffixes.end())
-      return &m;
-  }
-  return nullptr;
-}
 
 std::string format_le(double upper_bound) {
   if (std::isinf(upper_bound)) return upper_bound > 0 ? "+Inf" : "-Inf";

@@ -1,12 +1,10 @@
 // Canonical series of the active prober (Snapshot::probes, Snapshot::prober): per-stream
 // counters, the RTT histogram in Prometheus layout, the window quantiles and the prober's own
-// cost. Host-level: these series carry no device/port labels, so they live in their own table
-// (the counter table's series are per port). docs/metrics.md documents every row; a unit test
-// keeps the two in step.
+// cost. Host-level: these series carry no device/port labels (scopes probe_stream and prober of
+// the metric catalogue, metric_catalogue.h, which holds their kind, unit and help).
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,25 +13,6 @@
 #include "collector/normalize/series.h"
 
 namespace rdmatop {
-
-enum class ProbeMetricType : std::uint8_t { counter, gauge, histogram };
-
-/// One probe metric family. A histogram is emitted as the series `<name>_bucket{le}`,
-/// `<name>_sum` and `<name>_count` (all counters), as Prometheus lays histograms out.
-struct ProbeMetricInfo {
-  std::string_view name;
-  ProbeMetricType type = ProbeMetricType::counter;
-  std::string_view unit;
-  std::string_view labels;  ///< labels beyond the stream's (target, group, transport, tclass)
-  std::string_view help;
-};
-
-/// Every probe metric family, in documentation order.
-std::span<const ProbeMetricInfo> probe_metric_infos();
-
-/// The family a series name belongs to ("rdma_probe_rtt_seconds_bucket" -> the histogram), or
-/// nullptr when the name is not a probe series.
-const ProbeMetricInfo* find_probe_metric(std::string_view series_name);
 
 /// The label value Prometheus clients write for a bucket bound: shortest round-trip text,
 /// "+Inf" for infinity.

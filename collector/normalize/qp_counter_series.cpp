@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "collector/normalize/driver_family.h"
+
 namespace rdmatop {
 std::optional<bool> binds_qp_counters(std::string_view rdma_driver) {
-  switch (family_of_rdma_driver(rdma_driver)) {
+  switch (driver_families(rdma_driver, nullptr).rdma) {
     case DriverFamily::mlx5:
       return true;
     case DriverFamily::bnxt_re:

@@ -5,8 +5,7 @@
 #include <set>
 #include <utility>
 
-#include "collector/normalize/counter_table.h"
-#include "collector/normalize/host_config_series.h"
+#include "collector/normalize/metric_catalogue.h"
 #include "exporters/prometheus/probe_metrics.h"
 
 namespace rdmatop {
@@ -17,22 +16,41 @@ using prometheus::ClientMetric;
 using prometheus::MetricFamily;
 using prometheus::MetricType;
 
-/// Families by name, so samples of one name from many ports land in one family.
+MetricType metric_type(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::counter:
+      return MetricType::Counter;
+    case MetricKind::gauge:
+      return MetricType::Gauge;
+    case MetricKind::histogram:
+      return MetricType::Histogram;
+    case MetricKind::untyped:
+      break;
+  }
+  return MetricType::Untyped;
+}
+
+/// Families by name, so samples of one name from many ports land in one family. HELP and TYPE
+/// come from the family's catalogue row. A name without one (the unit tests fail on any such
+/// series) still makes a valid scrape, untyped, and its HELP says it is uncatalogued, so the
+/// gap shows on the page instead of passing as an ordinary family.
 class FamilySet {
  public:
-  void add(const std::string& name, const std::string& help, MetricType type, Labels labels,
-           double value) {
+  void add(const std::string& name, Labels labels, double value) {
     MetricFamily& family = families_[name];
     if (family.name.empty()) {
       family.name = name;
-      family.help = help;
-      family.type = type;
+      const MetricInfo* info = find_metric(name);
+      family.help = info != nullptr ? std::string(info->help)
+                                    : "uncatalogued: rdmatop's metric catalogue has no row for " +
+                                          name + " (a bug)";
+      family.type = info != nullptr ? metric_type(info->kind) : MetricType::Untyped;
     }
     ClientMetric metric;
     for (auto& [label, label_value_text] : labels) {
       metric.label.push_back({std::move(label), std::move(label_value_text)});
     }
-    switch (type) {
+    switch (family.type) {
       case MetricType::Counter:
         metric.counter.value = value;
         break;
@@ -61,81 +79,54 @@ double seconds_since_epoch(std::chrono::system_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
-/// One canonical series under its family. `info` is its table row; every series the normalizer
-/// emits has one, and the fallback help only keeps a scrape valid if the two ever drift (unit
-/// tests check they do not).
-template <class Info>
-void add_series(const Series& s, const Info* info, FamilySet& out) {
-  const std::string help = info != nullptr ? std::string(info->help) : "rdmatop canonical series";
-  out.add(s.name, help, s.kind == SeriesKind::counter ? MetricType::Counter : MetricType::Gauge,
-          s.labels, s.value);
-}
-
 void add_canonical_series(const PublishedTick& report, FamilySet& out) {
   for (const TickPort& port : report.ports) {
     for (const SeriesWithRate& s : port.series) {
-      // Port-scope host-configuration series (PFC, QP counters) may be in only that table.
-      if (const MetricInfo* info = find_metric(s.series.name)) {
-        add_series(s.series, info, out);
-      } else {
-        add_series(s.series, find_host_config_metric(s.series.name), out);
-      }
+      out.add(s.series.name, s.series.labels, s.series.value);
     }
   }
   // Device- and host-scope configuration series (firmware, devlink health, NUMA node, IRQs,
   // RDMA processes) carry no port: they are in PublishedTick::host_series, not a port's.
   for (const SeriesWithRate& s : report.host_series) {
-    add_series(s.series, find_host_config_metric(s.series.name), out);
+    out.add(s.series.name, s.series.labels, s.series.value);
   }
 }
 
 // Raw driver counters keep their source-native name as a label value: the kernel's names are
 // opaque strings (spaces, brackets) and differ per driver and version, so they cannot be metric
 // names. They are "untyped": most are counters, but some drivers list gauges among them.
-void add_raw_map(const std::string& family, const std::string& help, const Labels& base,
-                 const std::string& key_label, const CounterMap& counters,
-                 const RawCounterFilter& filter, FamilySet& out) {
+void add_raw_map(const std::string& family, const Labels& base, const std::string& key_label,
+                 const CounterMap& counters, const RawCounterFilter& filter, FamilySet& out) {
   const bool ethtool_stats = key_label == "stat";
   for (const auto& [name, value] : counters) {
     if (!filter.admits(name, ethtool_stats)) continue;
     Labels labels = base;
     labels.emplace_back(key_label, name);
-    out.add(family, help, MetricType::Untyped, std::move(labels), static_cast<double>(value));
+    out.add(family, std::move(labels), static_cast<double>(value));
   }
 }
 
 void add_raw_counters(const Snapshot& snapshot, const RawCounterFilter& filter, FamilySet& out) {
   for (const DeviceSample& device : snapshot.devices) {
-    add_raw_map("rdma_raw_device_hw_counters",
-                "Raw device-scope hw_counters of an RDMA device "
-                "(class/infiniband/<device>/hw_counters/<counter>), as the driver reports it.",
-                {{"device", device.name}}, "counter", device.hw_counters, filter, out);
+    add_raw_map("rdma_raw_device_hw_counters", {{"device", device.name}}, "counter",
+                device.hw_counters, filter, out);
     for (const PortSample& port : device.ports) {
       const Labels base{{"device", device.name}, {"port", std::to_string(port.port)}};
-      add_raw_map("rdma_raw_port_hw_counters",
-                  "Raw per-port hw_counters of an RDMA port "
-                  "(class/infiniband/<device>/ports/<port>/hw_counters/<counter>).",
-                  base, "counter", port.hw_counters, filter, out);
-      add_raw_map("rdma_raw_port_pma_counters",
-                  "Raw IB PMA counters of an RDMA port "
-                  "(class/infiniband/<device>/ports/<port>/counters/<counter>); *_data are "
-                  "octets divided by 4.",
-                  base, "counter", port.counters, filter, out);
+      add_raw_map("rdma_raw_port_hw_counters", base, "counter", port.hw_counters, filter, out);
+      add_raw_map("rdma_raw_port_pma_counters", base, "counter", port.counters, filter, out);
     }
   }
   for (const NetdevSample& netdev : snapshot.netdevs) {
-    add_raw_map("rdma_raw_ethtool_stats",
-                "Raw ethtool statistics (`ethtool -S`) of a netdev backing an RDMA port.",
-                {{"netdev", netdev.name}}, "stat", netdev.ethtool, filter, out);
-    add_raw_map("rdma_raw_netdev_statistics",
-                "Raw class/net/<netdev>/statistics/<statistic> of a netdev backing an RDMA port.",
-                {{"netdev", netdev.name}}, "statistic", netdev.statistics, filter, out);
+    add_raw_map("rdma_raw_ethtool_stats", {{"netdev", netdev.name}}, "stat", netdev.ethtool, filter,
+                out);
+    add_raw_map("rdma_raw_netdev_statistics", {{"netdev", netdev.name}}, "statistic",
+                netdev.statistics, filter, out);
   }
 }
 
 void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
   for (const DeviceSample& device : snapshot.devices) {
-    out.add("rdma_device_info", "RDMA device identity; always 1.", MetricType::Gauge,
+    out.add("rdma_device_info",
             {{"board_id", device.board_id},
              {"device", device.name},
              {"driver", device.driver},
@@ -145,7 +136,7 @@ void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
              {"pci_address", device.pci_address}},
             1);
     for (const PortSample& port : device.ports) {
-      out.add("rdma_port_info", "RDMA port identity; always 1.", MetricType::Gauge,
+      out.add("rdma_port_info",
               {{"device", device.name},
                {"link_layer", port.link_layer},
                {"netdev", port.netdev},
@@ -156,9 +147,6 @@ void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
   for (const NetdevSample& netdev : snapshot.netdevs) {
     const DriverInfo info = netdev.driver.value_or(DriverInfo{});
     out.add("rdma_netdev_info",
-            "Netdev identity from ETHTOOL_GDRVINFO (`ethtool -i`); always 1. Empty labels: "
-            "not readable.",
-            MetricType::Gauge,
             {{"address", netdev.address},
              {"bus_info", info.bus_info},
              {"driver", info.driver},
@@ -184,13 +172,9 @@ void add_findings(const PublishedTick& report, FamilySet& out) {
     // an alert on rdmatop_finding{state="firing"} must not page on history.
     labels["state"] = state_name(finding);
     Labels sorted(labels.begin(), labels.end());
-    out.add("rdmatop_finding",
-            "A pending or firing finding of rdmatop's rule engine, or a lifetime-evidence finding "
-            "of the first collection (state=\"lifetime\"); labels: the alert's; always 1.",
-            MetricType::Gauge, sorted, 1);
-    out.add("rdmatop_finding_active_since_timestamp_seconds",
-            "When the finding's expression first became true (Unix seconds).", MetricType::Gauge,
-            std::move(sorted), static_cast<double>(finding.active_since) / 1000.0);
+    out.add("rdmatop_finding", sorted, 1);
+    out.add("rdmatop_finding_active_since_timestamp_seconds", std::move(sorted),
+            static_cast<double>(finding.active_since) / 1000.0);
   }
 }
 
@@ -198,10 +182,7 @@ void add_findings(const PublishedTick& report, FamilySet& out) {
 // must be able to tell that silence from health.
 void add_rule_coverage(const PublishedTick& report, FamilySet& out) {
   for (const RuleCoverage& c : report.coverage) {
-    out.add("rdmatop_rule_evaluable",
-            "1 when every input series a rule needs exists on this host at the last collection, "
-            "0 when one is missing (the rule cannot fire here: see rdmatop report's COVERAGE).",
-            MetricType::Gauge, {{"group", c.group}, {"rule", c.rule}}, c.evaluable ? 1 : 0);
+    out.add("rdmatop_rule_evaluable", {{"group", c.group}, {"rule", c.rule}}, c.evaluable ? 1 : 0);
   }
 }
 
@@ -222,57 +203,33 @@ void add_source_status(const Snapshot& snapshot, FamilySet& out) {
   }
   for (const auto& [key, status] : merged) {
     const Labels labels{{"source", key.first}, {"target", key.second}};
-    out.add("rdmatop_source_up",
-            "1 when the source was read without error in the last collection (no data, e.g. no "
-            "devlink, counts as up), 0 on error.",
-            MetricType::Gauge, labels, status.up ? 1 : 0);
-    out.add("rdmatop_source_no_data",
-            "1 when the source's subsystem is absent on this host (no devlink, no RDMA device): "
-            "up, but nothing was there to read; 0 otherwise.",
-            MetricType::Gauge, labels, status.no_data ? 1 : 0);
-    out.add("rdmatop_source_duration_seconds",
-            "Time the last collection spent reading this source.", MetricType::Gauge, labels,
-            status.seconds);
+    out.add("rdmatop_source_up", labels, status.up ? 1 : 0);
+    out.add("rdmatop_source_no_data", labels, status.no_data ? 1 : 0);
+    out.add("rdmatop_source_duration_seconds", labels, status.seconds);
   }
 }
 
 void add_self_metrics(const ExporterView& view, const MetricsOptions& options, FamilySet& out) {
-  out.add("rdmatop_build_info", "rdmatop build; always 1.", MetricType::Gauge,
-          {{"version", options.version}}, 1);
-  out.add("rdmatop_collections_total", "Collections (Monitor steps) completed by the poll loop.",
-          MetricType::Counter, {}, static_cast<double>(view.poll.polls));
+  out.add("rdmatop_build_info", {{"version", options.version}}, 1);
+  out.add("rdmatop_collections_total", {}, static_cast<double>(view.poll.polls));
   if (view.process) {
     const ProcessMetrics& p = *view.process;
-    out.add("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
-            MetricType::Counter, {}, p.cpu_seconds);
-    out.add("process_resident_memory_bytes", "Resident memory size in bytes.", MetricType::Gauge,
-            {}, p.resident_bytes);
-    out.add("process_virtual_memory_bytes", "Virtual memory size in bytes.", MetricType::Gauge, {},
-            p.virtual_bytes);
+    out.add("process_cpu_seconds_total", {}, p.cpu_seconds);
+    out.add("process_resident_memory_bytes", {}, p.resident_bytes);
+    out.add("process_virtual_memory_bytes", {}, p.virtual_bytes);
     if (p.open_fds) {
-      out.add("process_open_fds", "Number of open file descriptors.", MetricType::Gauge, {},
-              *p.open_fds);
+      out.add("process_open_fds", {}, *p.open_fds);
     }
-    out.add("process_max_fds", "Maximum number of open file descriptors.", MetricType::Gauge, {},
-            p.max_fds);
-    out.add("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
-            MetricType::Gauge, {}, p.start_time_seconds);
+    out.add("process_max_fds", {}, p.max_fds);
+    out.add("process_start_time_seconds", {}, p.start_time_seconds);
   }
   for (const auto& [key, count] : view.poll.source_errors) {
-    out.add("rdmatop_source_errors_total",
-            "Collections in which reading this source failed (rdmatop_source_up was 0), since "
-            "the exporter started.",
-            MetricType::Counter, {{"source", key.first}, {"target", key.second}},
+    out.add("rdmatop_source_errors_total", {{"source", key.first}, {"target", key.second}},
             static_cast<double>(count));
   }
   if (view.poll.polls == 0) return;
-  out.add("rdmatop_collection_duration_seconds",
-          "Time the last collection took: read every source, normalize, evaluate the rules.",
-          MetricType::Gauge, {}, view.poll.last_poll_duration_seconds);
-  out.add("rdmatop_last_collection_timestamp_seconds",
-          "When the last collection finished (Unix seconds). Scrapes serve that collection: "
-          "time() minus this is the age of every other value.",
-          MetricType::Gauge, {}, view.poll.last_poll_end_unix_seconds);
+  out.add("rdmatop_collection_duration_seconds", {}, view.poll.last_poll_duration_seconds);
+  out.add("rdmatop_last_collection_timestamp_seconds", {}, view.poll.last_poll_end_unix_seconds);
 }
 
 }  // namespace
@@ -299,12 +256,8 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
     add_rule_coverage(report, out);
     add_source_status(report.snapshot, out);
     if (options.raw_counters) add_raw_counters(report.snapshot, options.raw_filter, out);
-    out.add("rdmatop_snapshot_timestamp_seconds",
-            "Wall-clock time of the snapshot the served values come from (Unix seconds).",
-            MetricType::Gauge, {}, seconds_since_epoch(report.snapshot.wall));
-    out.add("rdmatop_rule_errors",
-            "Rule files that failed to load plus rule evaluation errors in the last collection.",
-            MetricType::Gauge, {}, static_cast<double>(report.rule_errors.size()));
+    out.add("rdmatop_snapshot_timestamp_seconds", {}, seconds_since_epoch(report.snapshot.wall));
+    out.add("rdmatop_rule_errors", {}, static_cast<double>(report.rule_errors.size()));
   }
   std::vector<MetricFamily> families = out.take();
   if (view.report != nullptr) merge_metric_families(families, probe_metric_families(*view.report));

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <utility>
 
-#include "collector/normalize/probe_series.h"
+#include "collector/normalize/metric_catalogue.h"
 
 namespace rdmatop {
 
@@ -58,20 +58,21 @@ std::vector<MetricFamily> probe_metric_families(const PublishedTick& report) {
   std::map<std::string, MetricFamily> families;
   std::map<std::string, std::map<Labels, HistogramParts>> histograms;
   for (const SeriesWithRate& s : report.probe_series) {
-    const ProbeMetricInfo* info = find_probe_metric(s.series.name);
+    // tick.cpp files a series here by its catalogue row, so every one has a row.
+    const MetricInfo* info = find_metric(s.series.name);
     if (info == nullptr) continue;
     const std::string name(info->name);
     MetricFamily& family = families[name];
     if (family.name.empty()) {
       family.name = name;
       family.help = std::string(info->help);
-      family.type = info->type == ProbeMetricType::counter ? MetricType::Counter
-                    : info->type == ProbeMetricType::gauge ? MetricType::Gauge
-                                                           : MetricType::Histogram;
+      family.type = info->kind == MetricKind::counter ? MetricType::Counter
+                    : info->kind == MetricKind::gauge ? MetricType::Gauge
+                                                      : MetricType::Histogram;
     }
-    if (info->type != ProbeMetricType::histogram) {
+    if (info->kind != MetricKind::histogram) {
       ClientMetric metric = metric_with(s.series.labels);
-      if (info->type == ProbeMetricType::counter) {
+      if (info->kind == MetricKind::counter) {
         metric.counter.value = s.series.value;
       } else {
         metric.gauge.value = s.series.value;

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "collector/normalize/driver_family.h"
 #include "collector/normalize/qp_counter_series.h"
 #include "present/json_util.h"
 #include "present/text_table.h"
@@ -36,7 +37,7 @@ constexpr std::array<KeyCounter, 6> kKeyCounters{{
 /// driver has none. Each raw counter is mapped to its canonical series once.
 using KeyValues = std::array<std::optional<std::uint64_t>, kKeyCounters.size()>;
 KeyValues key_values(const DeviceSample& dev, const BoundCounter& c) {
-  const DriverFamily family = family_of_rdma_driver(dev.driver);
+  const DriverFamily family = driver_families(dev.driver, nullptr).rdma;
   KeyValues out;
   for (const auto& [raw, value] : c.hw_counters) {
     const auto series = canonical_series_of(family, raw);

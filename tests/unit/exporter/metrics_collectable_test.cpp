@@ -4,10 +4,11 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
-#include "collector/normalize/counter_table.h"
+#include "collector/normalize/metric_catalogue.h"
 #include "collector/process_collector.h"
 #include "exporters/prometheus/metrics_collectable.h"
 #include "tests/support/metric_family.h"
@@ -125,15 +126,66 @@ TEST_CASE("exporter: canonical series keep their rule names, kinds and help", "[
   const std::string out = text(families);
   CHECK(contains(out, "# TYPE rdma_packets_total counter\n"));
   CHECK(contains(out, "direction=\"tx\""));
-  // Every family named like a canonical series is one the counter table documents.
-  for (const auto& f : families) {
-    if (f.name.rfind("rdma_raw_", 0) == 0 || f.name.ends_with("_info")) continue;
-    if (f.name.rfind("rdma_", 0) != 0) continue;
+}
+
+MetricType type_of(MetricKind kind) {
+  switch (kind) {
+    case MetricKind::counter:
+      return MetricType::Counter;
+    case MetricKind::gauge:
+      return MetricType::Gauge;
+    case MetricKind::histogram:
+      return MetricType::Histogram;
+    case MetricKind::untyped:
+      break;
+  }
+  return MetricType::Untyped;
+}
+
+TEST_CASE("exporter: every family's HELP and TYPE are its catalogue row's", "[exporter]") {
+  ExporterView view = view_of({finding(FindingState::firing)});
+  auto tick = std::make_shared<PublishedTick>(*view.report);
+  RuleCoverage coverage;
+  coverage.rule = "RdmaTestAlert";
+  coverage.group = "g";
+  tick->coverage.push_back(coverage);
+  // One raw counter of each map, so that every raw family is served.
+  tick->snapshot.devices.at(0).hw_counters = {{"rx_write_requests", 1}};
+  tick->snapshot.devices.at(0).ports.at(0).counters = {{"port_rcv_packets", 2}};
+  tick->snapshot.netdevs.at(0).statistics = {{"rx_bytes", 3}};
+  view.report = tick;
+  view.process = ProcessMetrics{1, 2, 3, 4, 5, 6};
+  view.poll.source_errors[{"ethtool", "eth0"}] = 1;
+  std::set<std::string> served;
+  for (const MetricFamily& f : build_metric_families(view, options())) {
     INFO(f.name);
     const MetricInfo* info = find_metric(f.name);
     REQUIRE(info != nullptr);
-    CHECK(f.type == (info->kind == SeriesKind::counter ? MetricType::Counter : MetricType::Gauge));
+    CHECK(f.help == std::string(info->help));
+    CHECK(f.type == type_of(info->kind));
+    served.insert(f.name);
   }
+  // The exporter makes every family of its own scope from a view like this one.
+  for (const MetricInfo& m : metric_catalogue()) {
+    INFO(m.name);
+    if (m.scope == MetricScope::exporter) CHECK(served.count(std::string(m.name)) == 1);
+  }
+}
+
+TEST_CASE("exporter: a series without a catalogue row is served, named uncatalogued",
+          "[exporter]") {
+  ExporterView view = view_of();
+  auto tick = std::make_shared<PublishedTick>(*view.report);
+  REQUIRE_FALSE(tick->ports.empty());
+  tick->ports[0].series.push_back(
+      SeriesWithRate{Series{"rdma_not_in_the_catalogue", {}, SeriesKind::gauge, 1, 0, 0, ""}, {}});
+  view.report = tick;
+  const auto families = build_metric_families(view, options());
+  const MetricFamily* f = family(families, "rdma_not_in_the_catalogue");
+  REQUIRE(f != nullptr);
+  CHECK(f->type == MetricType::Untyped);
+  CHECK_THAT(f->help, Catch::Contains("uncatalogued"));
+  CHECK(contains(text(families), "rdma_not_in_the_catalogue 1\n"));
 }
 
 TEST_CASE("exporter: raw counters are labelled by source name and can be turned off",

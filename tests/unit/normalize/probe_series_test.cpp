@@ -1,8 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 
 #include "collector/normalize/normalizer.h"
@@ -158,17 +156,6 @@ TEST_CASE("an inconsistent histogram keeps only _count, _sum and +Inf", "[probe_
   }
 }
 
-TEST_CASE("find_probe_metric maps histogram parts to their family", "[probe_series]") {
-  REQUIRE(find_probe_metric("rdma_probe_rtt_seconds_bucket") != nullptr);
-  CHECK(find_probe_metric("rdma_probe_rtt_seconds_bucket")->name == "rdma_probe_rtt_seconds");
-  CHECK(find_probe_metric("rdma_probe_rtt_seconds_count")->type == ProbeMetricType::histogram);
-  CHECK(find_probe_metric("rdma_probe_sent_total")->type == ProbeMetricType::counter);
-  CHECK(find_probe_metric("rdma_probe_rtt_seconds_total") == nullptr);
-  CHECK(find_probe_metric("rdma_probe_sent") == nullptr);
-  CHECK(find_probe_metric("rdma_bytes_total") == nullptr);
-  CHECK(find_probe_metric("") == nullptr);
-}
-
 TEST_CASE("bucket bounds print as Prometheus clients print them", "[probe_series]") {
   CHECK(format_le(1e-5) == "1e-05");
   CHECK(format_le(0.00025) == "0.00025");
@@ -177,20 +164,4 @@ TEST_CASE("bucket bounds print as Prometheus clients print them", "[probe_series
   CHECK(format_le(2.5) == "2.5");
   CHECK(format_le(0) == "0");
   CHECK(format_le(std::numeric_limits<double>::infinity()) == "+Inf");
-}
-
-TEST_CASE("probe metric names follow the conventions and are documented", "[probe_series]") {
-  std::ifstream in(std::string(RDMATOP_SOURCE_DIR) + "/docs/metrics.md");
-  REQUIRE(in.good());
-  std::ostringstream doc;
-  doc << in.rdbuf();
-  for (const ProbeMetricInfo& m : probe_metric_infos()) {
-    INFO(m.name);
-    CHECK((m.name.starts_with("rdma_probe_") || m.name.starts_with("rdmatop_prober_")));
-    CHECK(m.name.ends_with("_total") == (m.type == ProbeMetricType::counter));
-    if (m.unit == "seconds") CHECK(m.name.find("_seconds") != std::string_view::npos);
-    if (m.unit == "bytes") CHECK(m.name.find("_bytes") != std::string_view::npos);
-    CHECK_FALSE(m.help.empty());
-    CHECK(doc.str().find("`" + std::string(m.name) + "`") != std::string::npos);
-  }
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "collector/normalize/host_config_series.h"
+#include "collector/normalize/metric_catalogue.h"
 #include "collector/normalize/normalizer.h"
 #include "collector/normalize/process_series.h"
 
@@ -83,7 +84,7 @@ TEST_CASE("process series: objects per device and kind, limits, pinned memory",
   REQUIRE(find(series, "rdma_process_cap_ipc_lock").size() == 1);
   CHECK(find(series, "rdma_process_cap_ipc_lock")[0]->value == 0);
   // Every family emitted is a documented host-configuration family (docs test below it).
-  for (const auto& s : series) CHECK(find_host_config_metric(s.name) != nullptr);
+  for (const auto& s : series) CHECK(find_metric(s.name) != nullptr);
 }
 
 TEST_CASE("process series: unlimited and unread memlock", "[normalize][processes]") {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "collector/normalize/metric_catalogue.h"
 #include "exporters/report/report_render.h"
 #include "pipeline/port_view.h"
 #include "tests/unit/tui/tui_test_support.h"
@@ -124,4 +125,28 @@ TEST_CASE("port view: the TUI and the text report print the same PFC figures", "
     CHECK(std::find(text_lines.begin(), text_lines.end(), pv_without_blanks(cells)) !=
           text_lines.end());
   }
+}
+
+TEST_CASE("every figure reads catalogue counters of one unit, and shows that unit", "[port_view]") {
+  for (const auto* defs : {&port_figure_defs(), &priority_figure_defs()}) {
+    for (const FigureDef& def : *defs) {
+      INFO("figure " << def.key);
+      REQUIRE_FALSE(def.series.empty());
+      const MetricInfo* first = find_metric(def.series.front());
+      REQUIRE(first != nullptr);
+      for (const std::string_view name : def.series) {
+        INFO("series " << name);
+        const MetricInfo* info = find_metric(name);
+        REQUIRE(info != nullptr);
+        CHECK(info->kind == MetricKind::counter);
+        CHECK(info->scope == MetricScope::port);
+        CHECK(info->unit == first->unit);
+      }
+      CHECK(def.unit == figure_unit(def.series.front()));
+      // A rate's column title names its unit; a share of time's names what it measures.
+      if (def.unit != "%") CHECK(def.title.ends_with(def.unit));
+    }
+  }
+  CHECK(port_figure_defs()[static_cast<std::size_t>(PortFigure::rx_bytes)].title == "RX B/s");
+  CHECK(priority_figure_defs()[0].unit == "%");
 }
