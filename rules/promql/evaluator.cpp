@@ -145,26 +145,14 @@ std::string format_float_plain(double v) {
   return format_float(v);
 }
 
-/// A hash of a label set, without building its key string: check_unique runs on every
-/// evaluated vector, so it must not allocate per sample.
-std::size_t labels_hash(const Labels& labels) {
-  std::size_t h = 0;
-  const auto mix = [&h](std::string_view part) {
-    h ^= std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  };
-  for (const auto& [name, value] : labels) {
-    mix(name);
-    mix(value);
-  }
-  return h;
-}
-
 void check_unique(const Vector& v) {
   if (v.size() < 2) return;
-  std::unordered_multimap<std::size_t, const Labels*> seen;
+  // Hashed, not keyed by strings: check_unique runs on every evaluated vector, so it must not
+  // allocate per sample.
+  std::unordered_multimap<std::uint64_t, const Labels*> seen;
   seen.reserve(v.size());
   for (const auto& s : v) {
-    const std::size_t h = labels_hash(s.labels);
+    const std::uint64_t h = hash_labels(s.labels);
     const auto [first, last] = seen.equal_range(h);
     for (auto it = first; it != last; ++it) {
       if (*it->second == s.labels) fail("vector cannot contain metrics with the same labelset");
