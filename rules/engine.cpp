@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "rules/alert_templates.h"
 #include "rules/evidence_index.h"
 #include "rules/promql/evaluator.h"
 #include "rules/template.h"
@@ -16,13 +17,6 @@ namespace {
 // Prometheus keeps a resolved alert this long so Alertmanager learns it resolved
 // (rules/alerting.go `resolvedRetention`).
 constexpr Timestamp kResolvedRetentionMs = 15 * 60 * 1000;
-
-std::string expand_or_error(const std::string& text, const Labels& labels, double value,
-                            const TemplateExternals& externals) {
-  auto r = expand_template(text, labels, value, externals);
-  // Prometheus puts the error into the text rather than dropping the alert.
-  return r ? *r : "<error expanding template: " + r.error().message + ">";
-}
 
 void collect_selectors(const promql::Expr& e, std::vector<const promql::Expr*>& out) {
   if (e.kind == promql::ExprKind::vector_selector || e.kind == promql::ExprKind::matrix_selector) {
@@ -187,17 +181,20 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
                             History& history, Timestamp ts, std::vector<RuleEvalError>& errors) {
   // Keyed by the rule's place, not only its name: Prometheus packs often define one alert name
   // twice with different severities (and expressions), each rule with its own alert states.
-  auto& active =
-      active_[group.file + "\n" + group.name + "\n" + rule.name + "\n" + std::to_string(rule.line)];
+  const std::string rule_key =
+      group.file + "\n" + group.name + "\n" + rule.name + "\n" + std::to_string(rule.line);
+  auto& active = active_[rule_key];
+  AlertTemplates& templates = templates_[rule_key];
   std::map<std::string, Finding> current;
   EvidenceIndex evidence(result.empty() ? std::vector<promql::Vector>{}
                                         : evidence_inputs(rule, history, ts));
   for (const auto& s : result) {
     Labels sample_labels = promql::without_metric_name(s.labels);
+    const std::vector<std::string>& texts =
+        templates.expand(rule, sample_labels, s.value, options_.externals);
+    std::size_t text = 0;
     Labels labels = sample_labels;
-    for (const auto& [k, v] : rule.labels) {
-      promql::set_label(labels, k, expand_or_error(v, sample_labels, s.value, options_.externals));
-    }
+    for (const auto& [k, v] : rule.labels) promql::set_label(labels, k, texts[text++]);
     promql::set_label(labels, "alertname", rule.name);
     Finding f;
     f.rule = rule.name;
@@ -207,9 +204,7 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
     f.state = FindingState::pending;
     f.active_since = ts;
     f.value = s.value;
-    for (const auto& [k, v] : rule.annotations) {
-      f.annotations.emplace_back(k, expand_or_error(v, sample_labels, s.value, options_.externals));
-    }
+    for (const auto& [k, v] : rule.annotations) f.annotations.emplace_back(k, texts[text++]);
     // The evidence is every input series whose labels agree with the alert's (on every label
     // both carry): the counters behind the finding.
     f.evidence = evidence.pick(sample_labels, options_.max_evidence);
@@ -222,6 +217,7 @@ void RuleEngine::eval_alert(const RuleGroup& group, const Rule& rule, const prom
       return;
     }
   }
+  templates.sweep();
   for (auto& [key, f] : current) {
     auto it = active.find(key);
     if (it != active.end() && it->second.finding.state != FindingState::resolved) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "rules/alert_templates.h"
 #include "rules/finding.h"
 #include "rules/history.h"
 #include "rules/promql/evaluator.h"
@@ -72,6 +73,8 @@ class RuleEngine {
   std::map<std::string, promql::Timestamp> last_group_eval_;
   /// Per alert rule ("group/rule"): active alerts keyed by their label set.
   std::map<std::string, std::map<std::string, ActiveAlert>> active_;
+  /// Per alert rule (keyed as active_): its alerts' expanded templates.
+  std::map<std::string, AlertTemplates> templates_;
   /// Rules ("group key\nrule") disabled for exceeding the sample budget -> the error.
   std::map<std::string, std::string> disabled_;
 };

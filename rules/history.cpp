@@ -19,6 +19,7 @@ History::Entry& History::entry_for(const std::string& key, const Labels& labels)
     entry.key = key;
     entry.stored.labels = labels;
     entry.stored.created = created_++;
+    ++generation_;
     by_name_[label_value(labels, promql::kMetricNameLabel)].push_back(&entry);
   }
   return entry;
@@ -105,6 +106,7 @@ void History::erase(Entry& entry) {
   for (auto& [source, last] : last_by_source_) drop(last);
   for (const std::string& key : entry.series_keys) by_series_key_.erase(key);
   series_.erase(entry.key);
+  ++generation_;
 }
 
 void History::prune(Timestamp now) {
@@ -120,24 +122,32 @@ void History::prune(Timestamp now) {
 
 std::vector<const promql::StoredSeries*> History::select(
     const std::vector<promql::LabelMatcher>& matchers) const {
-  std::vector<const promql::StoredSeries*> out;
-  for_each_match(matchers, [&out](const promql::StoredSeries& s) {
-    out.push_back(&s);
-    return true;
-  });
-  return out;
+  return matching(matchers);
 }
 
 void History::for_each_match(const std::vector<promql::LabelMatcher>& matchers,
                              const std::function<bool(const promql::StoredSeries&)>& visit) const {
+  for (const promql::StoredSeries* s : matching(matchers)) {
+    if (!visit(*s)) return;
+  }
+}
+
+const SelectionCache::Selection& History::matching(
+    const std::vector<promql::LabelMatcher>& matchers) const {
+  if (const auto* cached = selections_.find(matchers, generation_)) return *cached;
+  return selections_.store(matchers, scan(matchers));
+}
+
+SelectionCache::Selection History::scan(const std::vector<promql::LabelMatcher>& matchers) const {
+  SelectionCache::Selection out;
   for (const auto& m : matchers) {
     if (m.name != promql::kMetricNameLabel || m.op != promql::MatchOp::equal) continue;
     const auto name = by_name_.find(m.value);
-    if (name == by_name_.end()) return;
+    if (name == by_name_.end()) return out;
     for (const Entry* entry : name->second) {
-      if (promql::matches_all(entry->stored.labels, matchers) && !visit(entry->stored)) return;
+      if (promql::matches_all(entry->stored.labels, matchers)) out.push_back(&entry->stored);
     }
-    return;
+    return out;
   }
   // No metric name to narrow by: every series, in creation order.
   std::vector<const Entry*> all;
@@ -146,8 +156,9 @@ void History::for_each_match(const std::vector<promql::LabelMatcher>& matchers,
   std::sort(all.begin(), all.end(),
             [](const Entry* a, const Entry* b) { return a->stored.created < b->stored.created; });
   for (const Entry* entry : all) {
-    if (promql::matches_all(entry->stored.labels, matchers) && !visit(entry->stored)) return;
+    if (promql::matches_all(entry->stored.labels, matchers)) out.push_back(&entry->stored);
   }
+  return out;
 }
 
 const promql::StoredSeries* History::find(const Labels& labels) const {

@@ -11,6 +11,7 @@
 
 #include "collector/normalize/series.h"
 #include "rules/promql/storage.h"
+#include "rules/selection_cache.h"
 
 namespace rdmatop {
 
@@ -39,10 +40,12 @@ class History : public promql::Queryable {
   /// Drops samples older than `now - retention` and series left empty.
   void prune(promql::Timestamp now);
 
+  /// Matched once per set of series: the selection is cached until a series is created or
+  /// erased (SelectionCache).
   std::vector<const promql::StoredSeries*> select(
       const std::vector<promql::LabelMatcher>& matchers) const override;
   /// Calls `visit` for each series `select` would return, in the same (creation) order, until
-  /// `visit` returns false: an existence check stops at the first match instead of collecting.
+  /// `visit` returns false.
   void for_each_match(const std::vector<promql::LabelMatcher>& matchers,
                       const std::function<bool(const promql::StoredSeries&)>& visit) const;
 
@@ -52,6 +55,8 @@ class History : public promql::Queryable {
   std::size_t series_count() const { return series_.size(); }
   /// The newest timestamp ingested, 0 before the first.
   promql::Timestamp newest() const { return newest_; }
+  /// Changes whenever a series is created or erased, and only then.
+  std::uint64_t series_generation() const { return generation_; }
 
  private:
   /// One stored series and what ingest tracks of it. Entries live in `series_` (an
@@ -69,8 +74,9 @@ class History : public promql::Queryable {
 
   promql::Timestamp retention_ms_;
   promql::Timestamp newest_ = 0;
-  std::uint64_t created_ = 0;  ///< series created so far (StoredSeries::created)
-  std::uint64_t ingests_ = 0;  ///< ingest() calls so far (Entry::seen_in)
+  std::uint64_t created_ = 0;     ///< series created so far (StoredSeries::created)
+  std::uint64_t ingests_ = 0;     ///< ingest() calls so far (Entry::seen_in)
+  std::uint64_t generation_ = 0;  ///< series_generation()
   std::unordered_map<std::string, Entry> series_;
   /// Metric name -> its series in creation order: a selector naming its metric (all of the
   /// built-in rules' do) scans only that metric's series, already in select()'s order.
@@ -80,12 +86,17 @@ class History : public promql::Queryable {
   std::unordered_map<std::string, Entry*> by_series_key_;
   /// Source -> the series its previous ingest() carried.
   std::map<std::string, std::vector<Entry*>> last_by_source_;
+  /// Selections of the current series_generation(); filled by the const select().
+  mutable SelectionCache selections_;
 
   Entry& entry_for(const std::string& key, const Labels& labels);
   void append_to(Entry& entry, promql::Timestamp ts, double value);
   void ingest_keyed(const std::vector<std::pair<Entry*, double>>& samples, promql::Timestamp ts,
                     const std::string& source);
   void erase(Entry& entry);
+  const SelectionCache::Selection& matching(
+      const std::vector<promql::LabelMatcher>& matchers) const;
+  SelectionCache::Selection scan(const std::vector<promql::LabelMatcher>& matchers) const;
 };
 
 }  // namespace rdmatop

@@ -199,6 +199,9 @@ class Expander {
   Expander(const Labels& labels, double value, const TemplateExternals& externals)
       : labels_(labels), value_(value), externals_(externals) {}
 
+  /// Whether run() read the alert's value so far.
+  bool read_value() const { return read_value_; }
+
   std::string run(const std::string& text) {
     std::string out;
     std::size_t i = 0;
@@ -277,7 +280,10 @@ class Expander {
 
   TValue operand(const std::string& w) {
     if (!w.empty() && w[0] == '"') return w.substr(1);
-    if (w == "$value" || w == ".Value") return value_;
+    if (w == "$value" || w == ".Value") {
+      read_value_ = true;
+      return value_;
+    }
     if (w == "$externalURL" || w == ".ExternalURL") return externals_.url;
     for (const char* prefix : {"$labels.", ".Labels.", "$externalLabels.", ".ExternalLabels."}) {
       const std::string p = prefix;
@@ -356,18 +362,23 @@ class Expander {
   const Labels& labels_;
   double value_;
   const TemplateExternals& externals_;
+  bool read_value_ = false;
 };
 
 }  // namespace
 
 Result<std::string> expand_template(const std::string& text, const Labels& labels, double value,
-                                    const TemplateExternals& externals) {
+                                    const TemplateExternals& externals, bool* reads_value) {
+  Expander ex(labels, value, externals);
+  Result<std::string> out = Error{0, ""};
   try {
-    Expander ex(labels, value, externals);
-    return ex.run(text);
+    out = ex.run(text);
   } catch (const TemplateError& e) {
-    return Error{0, "template: " + e.message};
+    out = Error{0, "template: " + e.message};
   }
+  // An error met before any `$value` does not depend on the value either.
+  if (reads_value != nullptr) *reads_value = ex.read_value();
+  return out;
 }
 
 Result<bool> check_template(const std::string& text) {

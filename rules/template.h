@@ -18,9 +18,12 @@ struct TemplateExternals {
   std::string url;
 };
 
-/// Expands `text` for one alert sample. Errors name the unsupported construct.
+/// Expands `text` for one alert sample. Errors name the unsupported construct. `reads_value`,
+/// when given, is set to whether the expansion read `$value` / `.Value`: if not, the same
+/// labels give the same result for any value (AlertTemplates reuses it).
 Result<std::string> expand_template(const std::string& text, const Labels& labels, double value,
-                                    const TemplateExternals& externals = {});
+                                    const TemplateExternals& externals = {},
+                                    bool* reads_value = nullptr);
 
 /// Checks a template at load time (expands it against an empty label set).
 Result<bool> check_template(const std::string& text);

@@ -60,16 +60,61 @@ std::string labels_key(const Labels& labels) {
   return series_key("", labels);
 }
 
-// prometheus/promql/engine.go `signatureFunc`: on(...) hashes only the listed labels;
-// ignoring(...) hashes all but the listed labels and the metric name.
-std::string signature(const Labels& labels, const VectorMatching& m) {
-  Labels kept;
-  for (const auto& kv : labels) {
-    const bool listed = std::find(m.labels.begin(), m.labels.end(), kv.first) != m.labels.end();
-    if (m.on ? listed : (!listed && kv.first != kMetricNameLabel)) kept.push_back(kv);
-  }
-  return labels_key(kept);
+// prometheus/promql/engine.go `signatureFunc`: on(...) matches on only the listed labels;
+// ignoring(...) on all but the listed labels and the metric name.
+bool in_signature(const std::string& name, const VectorMatching& m) {
+  const bool listed = std::find(m.labels.begin(), m.labels.end(), name) != m.labels.end();
+  return m.on ? listed : (!listed && name != kMetricNameLabel);
 }
+
+/// A hash of the labels in the signature: the sides of a binary operator are matched by hash
+/// and then compared exactly (same_signature), not by building a key string per sample.
+std::uint64_t signature_hash(const Labels& labels, const VectorMatching& m) {
+  std::uint64_t h = 0;
+  for (const auto& [name, value] : labels) {
+    if (in_signature(name, m)) h = hash_label(h, name, value);
+  }
+  return h;
+}
+
+bool same_signature(const Labels& a, const Labels& b, const VectorMatching& m) {
+  auto ia = a.begin();
+  auto ib = b.begin();
+  while (true) {
+    while (ia != a.end() && !in_signature(ia->first, m)) ++ia;
+    while (ib != b.end() && !in_signature(ib->first, m)) ++ib;
+    if (ia == a.end() || ib == b.end()) return ia == a.end() && ib == b.end();
+    if (*ia != *ib) return false;
+    ++ia;
+    ++ib;
+  }
+}
+
+/// The samples of one side of a binary operator by their signature.
+class SignatureIndex {
+ public:
+  explicit SignatureIndex(const VectorMatching& m) : m_(m) {}
+
+  /// The indexed sample with the same signature as `labels`, or nullptr.
+  const Sample* find(const Labels& labels) const {
+    const auto [first, last] = samples_.equal_range(signature_hash(labels, m_));
+    for (auto it = first; it != last; ++it) {
+      if (same_signature(it->second->labels, labels, m_)) return it->second;
+    }
+    return nullptr;
+  }
+
+  /// Adds `s` unless a sample with its signature is indexed; returns that sample, or nullptr.
+  const Sample* insert(const Sample& s) {
+    if (const Sample* known = find(s.labels)) return known;
+    samples_.emplace(signature_hash(s.labels, m_), &s);
+    return nullptr;
+  }
+
+ private:
+  const VectorMatching& m_;
+  std::unordered_multimap<std::uint64_t, const Sample*> samples_;
+};
 
 // engine.go shouldDropMetricName (v2.42.0): atan2 keeps the name.
 bool drops_metric_name(BinaryOp op) {
@@ -145,26 +190,14 @@ std::string format_float_plain(double v) {
   return format_float(v);
 }
 
-/// A hash of a label set, without building its key string: check_unique runs on every
-/// evaluated vector, so it must not allocate per sample.
-std::size_t labels_hash(const Labels& labels) {
-  std::size_t h = 0;
-  const auto mix = [&h](std::string_view part) {
-    h ^= std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  };
-  for (const auto& [name, value] : labels) {
-    mix(name);
-    mix(value);
-  }
-  return h;
-}
-
 void check_unique(const Vector& v) {
   if (v.size() < 2) return;
-  std::unordered_multimap<std::size_t, const Labels*> seen;
+  // Hashed, not keyed by strings: check_unique runs on every evaluated vector, so it must not
+  // allocate per sample.
+  std::unordered_multimap<std::uint64_t, const Labels*> seen;
   seen.reserve(v.size());
   for (const auto& s : v) {
-    const std::size_t h = labels_hash(s.labels);
+    const std::uint64_t h = hash_labels(s.labels);
     const auto [first, last] = seen.equal_range(h);
     for (auto it = first; it != last; ++it) {
       if (*it->second == s.labels) fail("vector cannot contain metrics with the same labelset");
@@ -709,27 +742,25 @@ class Evaluator {
 
   static Vector set_binop(const Expr& e, const Vector& lhs, const Vector& rhs) {
     Vector out;
+    SignatureIndex other(e.matching);
     if (e.op == BinaryOp::land) {
       if (lhs.empty() || rhs.empty()) return out;
-      std::set<std::string> right;
-      for (const auto& s : rhs) right.insert(signature(s.labels, e.matching));
+      for (const auto& s : rhs) other.insert(s);
       for (const auto& s : lhs) {
-        if (right.count(signature(s.labels, e.matching)) != 0) out.push_back(s);
+        if (other.find(s.labels) != nullptr) out.push_back(s);
       }
     } else if (e.op == BinaryOp::lor) {
-      std::set<std::string> left;
       for (const auto& s : lhs) {
-        left.insert(signature(s.labels, e.matching));
+        other.insert(s);
         out.push_back(s);
       }
       for (const auto& s : rhs) {
-        if (left.count(signature(s.labels, e.matching)) == 0) out.push_back(s);
+        if (other.find(s.labels) == nullptr) out.push_back(s);
       }
     } else {
-      std::set<std::string> right;
-      for (const auto& s : rhs) right.insert(signature(s.labels, e.matching));
+      for (const auto& s : rhs) other.insert(s);
       for (const auto& s : lhs) {
-        if (right.count(signature(s.labels, e.matching)) == 0) out.push_back(s);
+        if (other.find(s.labels) == nullptr) out.push_back(s);
       }
     }
     return out;
@@ -741,23 +772,22 @@ class Evaluator {
     const bool one_to_many = m.card == Cardinality::one_to_many;
     const Vector& lhs = one_to_many ? rhs_in : lhs_in;
     const Vector& rhs = one_to_many ? lhs_in : rhs_in;
-    std::map<std::string, const Sample*> right;
+    SignatureIndex right(m);
     for (const auto& rs : rhs) {
-      auto [it, inserted] = right.emplace(signature(rs.labels, m), &rs);
-      if (!inserted) {
+      if (const Sample* known = right.insert(rs)) {
         fail(std::string("found duplicate series for the match group on the ") +
              (one_to_many ? "left" : "right") + " hand-side of the operation: [" +
-             format_labels(rs.labels) + ", " + format_labels(it->second->labels) +
+             format_labels(rs.labels) + ", " + format_labels(known->labels) +
              "];many-to-many matching not allowed: matching labels must be unique on one side");
       }
     }
-    std::map<std::string, std::set<std::string>> matched;
+    // Per matched right-hand sample (one per signature): the output label sets it gave.
+    std::unordered_map<const Sample*, std::set<Labels>> matched;
     Vector out;
     for (const auto& ls : lhs) {
-      const std::string sig = signature(ls.labels, m);
-      auto it = right.find(sig);
-      if (it == right.end()) continue;
-      const Sample& rs = *it->second;
+      const Sample* match = right.find(ls.labels);
+      if (match == nullptr) continue;
+      const Sample& rs = *match;
       double vl = ls.value;
       double vr = rs.value;
       if (one_to_many) std::swap(vl, vr);
@@ -780,14 +810,14 @@ class Evaluator {
       }
       for (const auto& l : m.include) set_label(metric, l, label_value(rs.labels, l));
       if (e.return_bool) delete_label(metric, kMetricNameLabel);
-      auto [mit, first] = matched.try_emplace(sig);
+      auto [mit, first] = matched.try_emplace(&rs);
       if (m.card == Cardinality::one_to_one) {
         if (!first) {
           fail(
               "multiple matches for labels: many-to-one matching must be explicit "
               "(group_left/group_right)");
         }
-      } else if (!mit->second.insert(labels_key(metric)).second) {
+      } else if (!mit->second.insert(metric).second) {
         fail("multiple matches for labels: grouping labels must ensure unique matches");
       }
       out.push_back(Sample{std::move(metric), value});

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 
 namespace rdmatop::promql {
 
@@ -66,6 +67,21 @@ void set_label(Labels& labels, const std::string& name, const std::string& value
 
 void delete_label(Labels& labels, const std::string& name) {
   std::erase_if(labels, [&](const auto& pair) { return pair.first == name; });
+}
+
+std::uint64_t hash_label(std::uint64_t h, std::string_view name, std::string_view value) {
+  const auto mix = [&h](std::string_view part) {
+    h ^= std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  };
+  mix(name);
+  mix(value);
+  return h;
+}
+
+std::uint64_t hash_labels(const Labels& labels) {
+  std::uint64_t h = 0;
+  for (const auto& [name, value] : labels) h = hash_label(h, name, value);
+  return h;
 }
 
 Labels without_metric_name(Labels labels) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collector/normalize/series.h"
@@ -67,6 +68,11 @@ void delete_label(Labels& labels, const std::string& name);
 Labels without_metric_name(Labels labels);
 /// `{a="x", b="y"}` style, with the metric name in front when present (as Prometheus prints).
 std::string format_labels(const Labels& labels);
+/// Mixes one label into a running hash (start from 0). Hash tables keyed by label sets use it
+/// instead of building key strings per sample, and compare the labels exactly on a hit.
+std::uint64_t hash_label(std::uint64_t h, std::string_view name, std::string_view value);
+/// hash_label over every label, in order.
+std::uint64_t hash_labels(const Labels& labels);
 /// Series struct -> evaluator labels (the name becomes `__name__`).
 Labels series_labels(const Series& series);
 

@@ -110,3 +110,29 @@ TEST_CASE("History selects in creation order, with or without a metric name", "[
   });
   CHECK(visited == 1);
 }
+
+TEST_CASE("History's cached selections follow series that appear and disappear",
+          "[rules][history]") {
+  History h(10'000);
+  h.ingest({x_counter("1", 10)}, kT0);
+  REQUIRE(x_all(h).size() == 1);  // cached from here on
+  const auto generation = h.series_generation();
+  h.ingest({x_counter("1", 11)}, kT0 + 1000);
+  CHECK(h.series_generation() == generation);  // same series: the cache holds
+  h.ingest({x_counter("1", 12), x_counter("2", 20)}, kT0 + 2000);
+  CHECK(h.series_generation() != generation);
+  auto both = x_all(h);
+  REQUIRE(both.size() == 2);
+  CHECK(both[0] == x_port(h, "1"));
+  CHECK(both[1] == x_port(h, "2"));
+  // Port 2 stops and is pruned past the retention: the selection drops it.
+  for (int t = 3; t <= 14; ++t) h.ingest({x_counter("1", 10 + t)}, kT0 + t * 1000);
+  REQUIRE(x_port(h, "2") == nullptr);
+  auto one = x_all(h);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0] == x_port(h, "1"));
+  int visited = 0;
+  h.for_each_match({{promql::kMetricNameLabel, promql::MatchOp::equal, "rdma_x_total", {}}},
+                   [&visited](const promql::StoredSeries&) { return ++visited < 10; });
+  CHECK(visited == 1);
+}

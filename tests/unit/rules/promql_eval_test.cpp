@@ -171,3 +171,17 @@ TEST_CASE("label_replace expands Go templates with RE2 groups", "[rules][promql]
   auto del = eval_at("label_replace(m, \"src\", \"\", \"src\", \".*\")", h, 0);
   CHECK(label_value(del.vector.at(0).labels, "src").empty());
 }
+
+TEST_CASE("binary operators match label values containing '\",' exactly", "[rules][promql]") {
+  // A key string joining unescaped values reads {a="x",b="y"} for both series.
+  History h;
+  h.append(labels_of("lhs", {{"a", "x\",b=\"y"}}), 1000, 1);
+  h.append(labels_of("rhs", {{"a", "x"}, {"b", "y"}}), 1000, 2);
+  CHECK(eval_at("lhs + on(a, b) rhs", h, 1000).vector.empty());
+  CHECK(eval_at("lhs and on(a, b) rhs", h, 1000).vector.empty());
+  CHECK(eval_at("lhs unless on(a, b) rhs", h, 1000).vector.size() == 1);
+  CHECK(eval_at("lhs or on(a, b) rhs", h, 1000).vector.size() == 2);
+  const Value self = eval_at("lhs + on(a, b) lhs", h, 1000);
+  REQUIRE(self.vector.size() == 1);
+  CHECK(self.vector[0].value == 2);
+}
