@@ -128,19 +128,11 @@ TEST_CASE("exporter: canonical series keep their rule names, kinds and help", "[
   CHECK(contains(out, "direction=\"tx\""));
 }
 
-MetricType type_of(MetricKind kind) {
-  switch (kind) {
-    case MetricKind::counter:
-      return MetricType::Counter;
-    case MetricKind::gauge:
-      return MetricType::Gauge;
-    case MetricKind::histogram:
-      return MetricType::Histogram;
-    case MetricKind::untyped:
-      break;
-  }
-  return MetricType::Untyped;
-}
+// The expected Prometheus TYPE of each catalogue kind.
+const std::map<MetricKind, MetricType> kTypeOfKind{{MetricKind::counter, MetricType::Counter},
+                                                   {MetricKind::gauge, MetricType::Gauge},
+                                                   {MetricKind::histogram, MetricType::Histogram},
+                                                   {MetricKind::untyped, MetricType::Untyped}};
 
 TEST_CASE("exporter: every family's HELP and TYPE are its catalogue row's", "[exporter]") {
   ExporterView view = view_of({finding(FindingState::firing)});
@@ -162,7 +154,7 @@ TEST_CASE("exporter: every family's HELP and TYPE are its catalogue row's", "[ex
     const MetricInfo* info = find_metric(f.name);
     REQUIRE(info != nullptr);
     CHECK(f.help == std::string(info->help));
-    CHECK(f.type == type_of(info->kind));
+    CHECK(f.type == kTypeOfKind.at(info->kind));
     served.insert(f.name);
   }
   // The exporter makes every family of its own scope from a view like this one.
