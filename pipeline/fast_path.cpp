@@ -66,10 +66,7 @@ void FastPath::set_targets(const Snapshot& snapshot, const std::vector<Series>& 
       watched.measure = with_seconds.contains(key)  ? fast::PauseMeasure::duration
                         : with_frames.contains(key) ? fast::PauseMeasure::frames
                                                     : fast::PauseMeasure::none;
-      const auto netdev =
-          std::find_if(snapshot.netdevs.begin(), snapshot.netdevs.end(),
-                       [&](const NetdevSample& n) { return n.name == port.netdev; });
-      const NetdevSample* sample = netdev == snapshot.netdevs.end() ? nullptr : &*netdev;
+      const NetdevSample* sample = find_netdev(snapshot, port.netdev);
       const DriverFamily family = driver_families(device.driver, sample).netdev;
       std::vector<std::string> names;
       if (sample != nullptr) {

@@ -76,25 +76,28 @@ class DumpEthtoolSource final : public EthtoolSource {
     }
     for (const std::string_view suffix : suffixes) {
       const std::string rel = ifname + std::string(suffix);
-      const std::string path = dir_ + "/" + rel;
-      auto content = read(rel, path, how);
+      auto content = read(rel, how);
       if (!content.ok()) {
         if (content.error().code == ENOENT) continue;
         return content.error();
       }
       auto parsed = parser(content.value());
-      if (!parsed.ok()) return Error{parsed.error().code, path + ": " + parsed.error().message};
+      if (!parsed.ok()) {
+        return Error{parsed.error().code, path_of(rel) + ": " + parsed.error().message};
+      }
       return parsed;
     }
     return Error{EOPNOTSUPP, "no " + std::string(kind) + " dump for " + ifname + " in " + dir_};
   }
 
-  // Errors name the whole path.
-  Result<std::string> read(const std::string& rel, const std::string& path, Read how) const {
-    if (files_ == nullptr) return read_bounded_file(path, kMaxDumpBytes);
+  std::string path_of(const std::string& rel) const { return dir_ + "/" + rel; }
+
+  // Errors name the whole path; the cached read builds it only for an error.
+  Result<std::string> read(const std::string& rel, Read how) const {
+    if (files_ == nullptr) return read_bounded_file(path_of(rel), kMaxDumpBytes);
     auto content =
         how == Read::polled ? files_->read_polled(rel) : files_->read_static(rel, nullptr);
-    if (!content.ok()) return Error{content.error().code, dir_ + "/" + content.error().message};
+    if (!content.ok()) return Error{content.error().code, path_of(content.error().message)};
     return content;
   }
 
