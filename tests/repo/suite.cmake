@@ -20,3 +20,14 @@ if(Python3_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/layering.py --self-test)
   set_tests_properties(repo.layering repo.layering_selftest PROPERTIES LABELS repo TIMEOUT 60)
 endif()
+# unit_mirror (issue #19): tests/unit/ mirrors the source tree (a file's unit test sits in the
+# mirror of the file's folder), and its self-test.
+if(Python3_FOUND)
+  add_test(NAME repo.unit_mirror
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/unit_mirror.py
+                   --root ${PROJECT_SOURCE_DIR})
+  add_test(NAME repo.unit_mirror_selftest
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/unit_mirror.py --self-test)
+  set_tests_properties(repo.unit_mirror repo.unit_mirror_selftest PROPERTIES LABELS repo
+                       TIMEOUT 60)
+endif()

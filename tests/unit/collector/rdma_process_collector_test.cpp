@@ -10,8 +10,8 @@
 
 #include "collector/collect.h"
 #include "tests/support/fake_file_source.h"
+#include "tests/support/nldev_messages.h"
 #include "tests/support/unsupported_ethtool_source.h"
-#include "tests/unit/netlink/nldev_messages.h"
 
 namespace rdmatop {
 namespace {
@@ -31,7 +31,7 @@ std::vector<std::uint8_t> dump(std::uint16_t cmd, std::uint16_t table, std::uint
 
 /// rxe0 (index 1): PID 100 holds 2 QPs, 2 CQs, 1 MR, 1 PD; ib_core holds QP 1, a CQ and a PD;
 /// PID 200 holds one MR. mlx5_0 (index 2): PID 100 holds one QP; other dumps empty.
-NetlinkRecording recording() {
+NetlinkRecording process_recording() {
   NetlinkRecording rec;
   rec[build_dev_get_request(0)] =
       Reply()
@@ -124,7 +124,7 @@ Run run(NetlinkRecording rec, const FileSource* procfs, const FakeFileSource& sy
 TEST_CASE("rdma processes: owners per device, with limits, pinned memory and NUMA nodes",
           "[collector][processes]") {
   const auto procfs = procfs_tree();
-  const Run r = run(recording(), &procfs, sysfs_tree());
+  const Run r = run(process_recording(), &procfs, sysfs_tree());
   REQUIRE(r.snap.rdma_processes.size() == 3);
   // Sorted by PID; the kernel user has PID 0 and is named like ps names kernel threads.
   CHECK(r.snap.rdma_processes[0].pid == 0);
@@ -173,7 +173,7 @@ TEST_CASE("rdma processes: owners per device, with limits, pinned memory and NUM
 
 TEST_CASE("rdma processes: the device filter applies to the dumps", "[collector][processes]") {
   const auto procfs = procfs_tree();
-  const Run r = run(recording(), &procfs, sysfs_tree(), DeviceFilter{{"mlx5_0"}, {}});
+  const Run r = run(process_recording(), &procfs, sysfs_tree(), DeviceFilter{{"mlx5_0"}, {}});
   REQUIRE(r.snap.rdma_processes.size() == 1);
   CHECK(r.snap.rdma_processes[0].qps ==
         std::map<std::string, std::uint32_t, std::less<>>{{"mlx5_0", 1}});
@@ -187,7 +187,7 @@ TEST_CASE("rdma processes: a vanished process and closed files degrade per field
   procfs.file("200/limits", "garbage\n");
   procfs.file("200/status", "Name:\tnvmet\nVmPin:\t0 kB\n");
   procfs.fail("200/status", EACCES);
-  const Run r = run(recording(), &procfs, FakeFileSource());
+  const Run r = run(process_recording(), &procfs, FakeFileSource());
   const RdmaProcess* gone = r.find(100);
   REQUIRE(gone != nullptr);  // its objects still count: the kernel had them at the dump
   CHECK(gone->qps.at("rxe0") == 2);
@@ -212,7 +212,7 @@ TEST_CASE("rdma processes: a vanished process and closed files degrade per field
 
 TEST_CASE("rdma processes: a kernel without a dump is noted, other failures are errors",
           "[collector][processes]") {
-  auto rec = recording();
+  auto rec = process_recording();
   rec[build_res_dump_request(NldevResKind::pd, 1, 0)] = Reply().error(0, -EINVAL).bytes();
   rec[build_res_dump_request(NldevResKind::mr, 2, 0)] = Reply().error(0, -EPERM).bytes();
   const auto procfs = procfs_tree();
@@ -235,7 +235,7 @@ TEST_CASE("rdma processes: a kernel without a dump is noted, other failures are 
 
 TEST_CASE("rdma processes: without procfs only the owners, without netlink nothing",
           "[collector][processes]") {
-  const Run r = run(recording(), nullptr, sysfs_tree());
+  const Run r = run(process_recording(), nullptr, sysfs_tree());
   REQUIRE(r.snap.rdma_processes.size() == 3);
   CHECK(r.find(100)->comm.empty());
   REQUIRE(r.status("") != nullptr);

@@ -11,7 +11,7 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
 
-#include "tests/unit/netlink/nldev_messages.h"
+#include "tests/support/nldev_messages.h"
 
 namespace rdmatop::probes {
 namespace {

@@ -216,7 +216,61 @@ TEST_CASE("history keeps a bounded window, oldest first", "[tui]") {
   h.push(b);
   h.push(c);
   h.push(nullptr);
-  CHECK(h.reports().size() == 2);
+  CHECK(h.figures().size() == 2);
   CHECK(h.latest() == c);
   CHECK(h.previous() == b);
+}
+
+namespace {
+
+std::shared_ptr<const PublishedTick> tick_with_rx(std::optional<double> mlx5_1_rx) {
+  PublishedTick r;
+  add_port(r, "mlx5_0", 1, "ens1f0np0", "ACTIVE",
+           {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::ok, 100, 5}});
+  if (mlx5_1_rx) {
+    add_port(r, "mlx5_1", 1, "ens2f0np0", "ACTIVE",
+             {{"rdma_bytes_total", {{"direction", "rx"}}, RateState::ok, *mlx5_1_rx, 5}});
+  }
+  return std::make_shared<const PublishedTick>(std::move(r));
+}
+
+double rx_of(const std::vector<std::optional<Rate>>* figures) {
+  REQUIRE(figures != nullptr);
+  const auto& rate = (*figures)[static_cast<std::size_t>(PortFigure::rx_bytes)];
+  REQUIRE(rate.has_value());
+  return rate->per_second;
+}
+
+}  // namespace
+
+TEST_CASE("history keeps a ring of port figures, not the ticks", "[tui]") {
+  tui::History h(3);
+  auto first = tick_with_rx(1.0);
+  std::weak_ptr<const PublishedTick> first_alive = first;
+  h.push(std::move(first));
+  h.push(tick_with_rx(std::nullopt));  // mlx5_1 gone for one tick
+  h.push(tick_with_rx(3.0));
+  // The first tick is neither latest nor previous: only its figures are kept.
+  CHECK(first_alive.expired());
+  auto window = h.port_figures("mlx5_1", 1);
+  REQUIRE(window.size() == 3);
+  CHECK(rx_of(window[0]) == 1.0);
+  CHECK(window[1] == nullptr);
+  CHECK(rx_of(window[2]) == 3.0);
+  CHECK(rx_of(h.port_figures("mlx5_0", 1)[0]) == 100.0);
+  CHECK(h.port_figures("mlx5_9", 1) ==
+        std::vector<const std::vector<std::optional<Rate>>*>(3, nullptr));
+
+  // A republished tick replaces the newest point; it does not add one.
+  h.replace_latest(tick_with_rx(4.0));
+  window = h.port_figures("mlx5_1", 1);
+  REQUIRE(window.size() == 3);
+  CHECK(rx_of(window[2]) == 4.0);
+
+  // The ring is bounded: the oldest tick's figures go first.
+  h.push(tick_with_rx(5.0));
+  window = h.port_figures("mlx5_1", 1);
+  REQUIRE(window.size() == 3);
+  CHECK(window[0] == nullptr);
+  CHECK(rx_of(window[2]) == 5.0);
 }

@@ -12,7 +12,7 @@
 namespace rdmatop {
 namespace {
 
-Snapshot mlx5_snapshot() {
+Snapshot mlx5_config_snapshot() {
   Snapshot s;
   DeviceSample d;
   d.name = "mlx5_0";
@@ -43,7 +43,7 @@ std::optional<double> value(const std::vector<Series>& series, const std::string
 
 TEST_CASE("rdma_pfc_enabled comes from DCB when read, from the ethtool inference otherwise",
           "[normalize][host_config]") {
-  Snapshot s = mlx5_snapshot();
+  Snapshot s = mlx5_config_snapshot();
   auto inferred = normalize(s);
   CHECK(value(inferred, "rdma_pfc_enabled", {{"priority", "3"}}) == 1.0);
   CHECK(value(inferred, "rdma_pfc_enabled", {{"priority", "4"}}) == 0.0);
@@ -59,7 +59,7 @@ TEST_CASE("rdma_pfc_enabled comes from DCB when read, from the ethtool inference
 }
 
 TEST_CASE("DCB APP DSCP entries and the trust table", "[normalize][host_config]") {
-  Snapshot s = mlx5_snapshot();
+  Snapshot s = mlx5_config_snapshot();
   CHECK_FALSE(value(normalize(s), "rdma_dcb_dscp_priority"));  // no DCB data: absent
   DcbInfo dcb;
   dcb.app = {{5, 26, 3}, {5, 48, 6}, {1, 0x8915, 3}};  // DSCP 26 -> 3, DSCP 48 -> 6, ethertype
@@ -79,7 +79,7 @@ TEST_CASE("DCB APP DSCP entries and the trust table", "[normalize][host_config]"
 
 TEST_CASE("rdma_firmware_info from sysfs fw_ver and board_id when devlink has none",
           "[normalize][host_config]") {
-  Snapshot s = mlx5_snapshot();
+  Snapshot s = mlx5_config_snapshot();
   s.devices[0].fw_ver = "22.41.1000";
   s.devices[0].board_id = "MT_0000000359";
   auto series = normalize(s);
@@ -102,7 +102,7 @@ TEST_CASE("rdma_firmware_info from sysfs fw_ver and board_id when devlink has no
   CHECK(count == 1);
   CHECK(value(series, "rdma_firmware_info", {{"source", "devlink"}}) == 1.0);
   // No fw_ver (rxe): nothing.
-  Snapshot r = mlx5_snapshot();
+  Snapshot r = mlx5_config_snapshot();
   CHECK_FALSE(value(normalize(r), "rdma_firmware_info"));
 }
 
@@ -111,7 +111,7 @@ TEST_CASE("pfc_storm_prevention_seconds: disabled, auto, milliseconds",
   CHECK(pfc_storm_prevention_seconds(0) == 0.0);
   CHECK(pfc_storm_prevention_seconds(0xffff) == Approx(0.1));
   CHECK(pfc_storm_prevention_seconds(500) == Approx(0.5));
-  Snapshot s = mlx5_snapshot();
+  Snapshot s = mlx5_config_snapshot();
   s.netdevs[0].pfc_prevention_tout_ms = 0;
   CHECK(value(normalize(s), "rdma_pfc_storm_prevention_seconds") == 0.0);
   s.netdevs[0].pfc_prevention_tout_ms.reset();
@@ -120,7 +120,7 @@ TEST_CASE("pfc_storm_prevention_seconds: disabled, auto, milliseconds",
 
 TEST_CASE("devlink series: firmware info, activation pending, reporters",
           "[normalize][host_config]") {
-  Snapshot s = mlx5_snapshot();
+  Snapshot s = mlx5_config_snapshot();
   DevlinkInfo dl;
   dl.driver = "mlx5_core";
   dl.running = {{"fw.version", "16.35.2000"}};
@@ -156,7 +156,7 @@ TEST_CASE("devlink series: firmware info, activation pending, reporters",
   bnxt.driver = "bnxt_en";
   bnxt.running = {{"fw", "227.0.131.0"}};
   bnxt.stored = {{"fw", "227.1.111.0"}};
-  Snapshot b = mlx5_snapshot();
+  Snapshot b = mlx5_config_snapshot();
   b.devices[0].devlink = bnxt;
   CHECK(value(normalize(b), "rdma_firmware_info",
               {{"running", "227.0.131.0"}, {"stored", "227.1.111.0"}, {"driver", "bnxt_en"}}) ==

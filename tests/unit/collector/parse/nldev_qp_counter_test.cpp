@@ -15,8 +15,8 @@
 
 #include "collector/parse/nldev_parse.h"
 #include "tests/support/netlink_fixture.h"
+#include "tests/support/nldev_messages.h"
 #include "tests/support/temp_dir.h"
-#include "tests/unit/netlink/nldev_messages.h"
 
 namespace rdmatop {
 namespace {

@@ -16,14 +16,14 @@
 
 #include "collector/parse/devlink_parse.h"
 #include "tests/support/netlink_fixture.h"
-#include "tests/unit/netlink/nldev_messages.h"
+#include "tests/support/nldev_messages.h"
 
 namespace rdmatop {
 namespace {
 
 using testing::Reply;
 constexpr std::uint32_t kDevlinkSeq = 91;
-constexpr std::uint16_t kFamily = 0x1b;
+constexpr std::uint16_t kDevlinkFamily = 0x1b;
 
 void put_genl(nlmsghdr* nlh, std::uint8_t cmd) {
   auto* g = static_cast<genlmsghdr*>(mnl_nlmsg_put_extra_header(nlh, sizeof(genlmsghdr)));
@@ -45,7 +45,7 @@ void put_version(nlmsghdr* nlh, std::uint16_t kind, const char* name, const char
 
 std::vector<std::uint8_t> info_reply() {
   return Reply()
-      .raw(kFamily, kDevlinkSeq,
+      .raw(kDevlinkFamily, kDevlinkSeq,
            [](nlmsghdr* nlh) {
              put_genl(nlh, DEVLINK_CMD_INFO_GET);
              mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
@@ -61,13 +61,14 @@ std::vector<std::uint8_t> info_reply() {
 
 TEST_CASE("devlink requests are dumps of the right command", "[devlink]") {
   for (const auto& [bytes, cmd] :
-       {std::pair{build_devlink_info_request(kFamily, 5), DEVLINK_CMD_INFO_GET},
-        std::pair{build_devlink_health_request(kFamily, 5), DEVLINK_CMD_HEALTH_REPORTER_GET}}) {
+       {std::pair{build_devlink_info_request(kDevlinkFamily, 5), DEVLINK_CMD_INFO_GET},
+        std::pair{build_devlink_health_request(kDevlinkFamily, 5),
+                  DEVLINK_CMD_HEALTH_REPORTER_GET}}) {
     REQUIRE(bytes.size() == NLMSG_HDRLEN + GENL_HDRLEN);
     nlmsghdr nlh{};
     std::memcpy(&nlh, bytes.data(), sizeof(nlh));
     CHECK(nlh.nlmsg_len == bytes.size());
-    CHECK(nlh.nlmsg_type == kFamily);
+    CHECK(nlh.nlmsg_type == kDevlinkFamily);
     CHECK(nlh.nlmsg_seq == 5);
     CHECK(nlh.nlmsg_flags == (NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP));
     genlmsghdr g{};
@@ -78,7 +79,7 @@ TEST_CASE("devlink requests are dumps of the right command", "[devlink]") {
 }
 
 TEST_CASE("parse_devlink_info_reply: driver and the three version kinds", "[devlink]") {
-  auto r = parse_devlink_info_reply(info_reply(), kFamily, kDevlinkSeq);
+  auto r = parse_devlink_info_reply(info_reply(), kDevlinkFamily, kDevlinkSeq);
   REQUIRE(r.ok());
   REQUIRE(r->size() == 1);
   const DevlinkInfo& d = r->front();
@@ -155,7 +156,7 @@ TEST_CASE("devlink fixtures: empty dump, kernel errors", "[devlink][fixture]") {
 
 TEST_CASE("devlink parsers turn kernel errors into their errno", "[devlink]") {
   for (const int e : {EOPNOTSUPP, EPERM, ENODEV}) {
-    auto r = parse_devlink_info_reply(Reply().error(kDevlinkSeq, -e, "why").bytes(), kFamily,
+    auto r = parse_devlink_info_reply(Reply().error(kDevlinkSeq, -e, "why").bytes(), kDevlinkFamily,
                                       kDevlinkSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == e);
@@ -168,7 +169,7 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
   SECTION("every truncation") {
     for (std::size_t n = 1; n < good.size(); ++n) {
       auto r = parse_devlink_info_reply(std::vector<std::uint8_t>(good.begin(), good.begin() + n),
-                                        kFamily, kDevlinkSeq);
+                                        kDevlinkFamily, kDevlinkSeq);
       REQUIRE_FALSE(r.ok());
       CHECK(r.error().code == EPROTO);
     }
@@ -176,11 +177,11 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
   SECTION("no DONE") {
     auto bytes = good;
     bytes.resize(bytes.size() - NLMSG_ALIGN(NLMSG_HDRLEN + sizeof(int)));
-    CHECK(parse_devlink_info_reply(bytes, kFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(bytes, kDevlinkFamily, kDevlinkSeq).error().code == EPROTO);
   }
   SECTION("a wrong-typed attribute") {
     auto bytes = Reply()
-                     .raw(kFamily, kDevlinkSeq,
+                     .raw(kDevlinkFamily, kDevlinkSeq,
                           [](nlmsghdr* nlh) {
                             put_genl(nlh, DEVLINK_CMD_HEALTH_REPORTER_GET);
                             mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
@@ -192,14 +193,14 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
                           })
                      .done(kDevlinkSeq)
                      .bytes();
-    auto r = parse_devlink_health_reply(bytes, kFamily, kDevlinkSeq);
+    auto r = parse_devlink_health_reply(bytes, kDevlinkFamily, kDevlinkSeq);
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message.find("HEALTH_REPORTER_ERR_COUNT") != std::string::npos);
   }
   SECTION("a reporter without a name, an instance without DEV_NAME") {
     auto no_name = Reply()
-                       .raw(kFamily, kDevlinkSeq,
+                       .raw(kDevlinkFamily, kDevlinkSeq,
                             [](nlmsghdr* nlh) {
                               put_genl(nlh, DEVLINK_CMD_HEALTH_REPORTER_GET);
                               mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
@@ -210,26 +211,26 @@ TEST_CASE("devlink parsers reject malformed replies with EPROTO", "[devlink]") {
                             })
                        .done(kDevlinkSeq)
                        .bytes();
-    CHECK(parse_devlink_health_reply(no_name, kFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_health_reply(no_name, kDevlinkFamily, kDevlinkSeq).error().code == EPROTO);
     auto no_dev = Reply()
-                      .raw(kFamily, kDevlinkSeq,
+                      .raw(kDevlinkFamily, kDevlinkSeq,
                            [](nlmsghdr* nlh) {
                              put_genl(nlh, DEVLINK_CMD_INFO_GET);
                              mnl_attr_put_strz(nlh, DEVLINK_ATTR_BUS_NAME, "pci");
                            })
                       .done(kDevlinkSeq)
                       .bytes();
-    CHECK(parse_devlink_info_reply(no_dev, kFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(no_dev, kDevlinkFamily, kDevlinkSeq).error().code == EPROTO);
   }
   SECTION("another command, another family") {
-    CHECK(parse_devlink_health_reply(good, kFamily, kDevlinkSeq).error().code == EPROTO);
-    CHECK(parse_devlink_info_reply(good, kFamily + 1, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_health_reply(good, kDevlinkFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(good, kDevlinkFamily + 1, kDevlinkSeq).error().code == EPROTO);
   }
   SECTION("garbage") {
     const std::vector<std::uint8_t> junk{0xff, 0xff, 0xff, 0x7f, 1,  2,  3,  4,  5,  6,
                                          7,    8,    9,    10,   11, 12, 13, 14, 15, 16};
-    CHECK(parse_devlink_info_reply(junk, kFamily, kDevlinkSeq).error().code == EPROTO);
-    CHECK(parse_devlink_info_reply({}, kFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply(junk, kDevlinkFamily, kDevlinkSeq).error().code == EPROTO);
+    CHECK(parse_devlink_info_reply({}, kDevlinkFamily, kDevlinkSeq).error().code == EPROTO);
   }
 }
 
@@ -237,7 +238,7 @@ TEST_CASE("devlink parsers skip messages of other requests", "[devlink]") {
   auto bytes = Reply().error(kDevlinkSeq - 1, -EPERM).bytes();
   const auto good = info_reply();
   bytes.insert(bytes.end(), good.begin(), good.end());
-  auto r = parse_devlink_info_reply(bytes, kFamily, kDevlinkSeq);
+  auto r = parse_devlink_info_reply(bytes, kDevlinkFamily, kDevlinkSeq);
   REQUIRE(r.ok());
   CHECK(r->size() == 1);
 }

@@ -13,21 +13,15 @@
 #include <vector>
 
 #include "collector/parse/sysfs_parse.h"
+#include "tests/support/text_search.h"
 
 namespace rdmatop {
 namespace {
 
+using rdmatop::test::printable_ascii;
+
 namespace fs = std::filesystem;
 using namespace std::string_literals;  // "\0" inside literals needs std::string
-
-// Error messages quote untrusted bytes: they must stay printable ASCII and short.
-bool printable_ascii(const std::string& s) {
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) return false;
-  }
-  return true;
-}
 
 void check_error_message(const Error& error, const std::vector<std::string>& contains) {
   INFO("message: " << error.message);

@@ -14,8 +14,8 @@
 #include "collector/parse/nldev_parse.h"
 #include "collector/source/rdma_netlink_source.h"
 #include "tests/support/fake_file_source.h"
+#include "tests/support/nldev_messages.h"
 #include "tests/support/unsupported_ethtool_source.h"
-#include "tests/unit/netlink/nldev_messages.h"
 
 namespace rdmatop {
 namespace {

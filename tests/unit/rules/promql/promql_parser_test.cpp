@@ -104,15 +104,15 @@ TEST_CASE("promql parser rejects bad input with a located error", "[rules][promq
 }
 
 TEST_CASE("promql durations parse and print like model.Duration", "[rules][promql]") {
-  CHECK(*parse_duration("5m") == 300000);
-  CHECK(*parse_duration("1h30m") == 5400000);
-  CHECK(*parse_duration("100ms") == 100);
-  CHECK(*parse_duration("1d") == 86400000);
-  CHECK_FALSE(parse_duration("").ok());
-  CHECK_FALSE(parse_duration("5").ok());
-  CHECK_FALSE(parse_duration("30m1h").ok());  // units must be largest first
-  CHECK_FALSE(parse_duration("1x").ok());
-  CHECK_FALSE(parse_duration("99999999999999999999s").ok());
+  CHECK(*promql::parse_duration("5m") == 300000);
+  CHECK(*promql::parse_duration("1h30m") == 5400000);
+  CHECK(*promql::parse_duration("100ms") == 100);
+  CHECK(*promql::parse_duration("1d") == 86400000);
+  CHECK_FALSE(promql::parse_duration("").ok());
+  CHECK_FALSE(promql::parse_duration("5").ok());
+  CHECK_FALSE(promql::parse_duration("30m1h").ok());  // units must be largest first
+  CHECK_FALSE(promql::parse_duration("1x").ok());
+  CHECK_FALSE(promql::parse_duration("99999999999999999999s").ok());
   CHECK(format_duration(0) == "0s");
   CHECK(format_duration(90000) == "1m30s");
   CHECK(format_duration(7776000000) == "90d");  // weeks only when exact

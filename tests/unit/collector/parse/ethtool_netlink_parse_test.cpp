@@ -18,7 +18,7 @@
 namespace rdmatop {
 namespace {
 
-constexpr std::uint16_t kFamily = 27;
+constexpr std::uint16_t kEthtoolFamily = 27;
 constexpr std::uint32_t kSeq = 4242;
 
 /// Builds a datagram of one or more netlink messages.
@@ -96,11 +96,11 @@ void put_full_pause(nlmsghdr* nlh) {
 }
 
 std::vector<std::uint8_t> full_pause_reply() {
-  return Datagram().genl(kFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, put_full_pause).bytes();
+  return Datagram().genl(kEthtoolFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, put_full_pause).bytes();
 }
 
 Result<PauseInfo> parse(const std::vector<std::uint8_t>& d) {
-  return parse_pause_reply(d, kFamily, kSeq);
+  return parse_pause_reply(d, kEthtoolFamily, kSeq);
 }
 
 int collect_cb(const nlattr* attr, void* data) {
@@ -123,14 +123,14 @@ std::vector<const nlattr*> attrs_of(const nlattr* nest) {
 }  // namespace
 
 TEST_CASE("build_pause_get_request asks for pause with statistics", "[ethtool_netlink]") {
-  const auto req = build_pause_get_request(kFamily, "ens1f0np0", 77);
+  const auto req = build_pause_get_request(kEthtoolFamily, "ens1f0np0", 77);
   std::vector<std::uint64_t> aligned(req.size() / 8 + 1);
   std::memcpy(aligned.data(), req.data(), req.size());
   const auto* nlh = reinterpret_cast<const nlmsghdr*>(aligned.data());
 
   REQUIRE(mnl_nlmsg_ok(nlh, static_cast<int>(req.size())));
   CHECK(nlh->nlmsg_len == req.size());
-  CHECK(nlh->nlmsg_type == kFamily);
+  CHECK(nlh->nlmsg_type == kEthtoolFamily);
   CHECK(nlh->nlmsg_flags == NLM_F_REQUEST);
   CHECK(nlh->nlmsg_seq == 77u);
   const auto* g = static_cast<const genlmsghdr*>(mnl_nlmsg_get_payload(nlh));
@@ -285,7 +285,8 @@ TEST_CASE("parse_pause_reply reads settings and statistics", "[ethtool_netlink]"
   };
   for (const auto& c : cases) {
     SECTION(c.what) {
-      auto r = parse(Datagram().genl(kFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, c.fill).bytes());
+      auto r =
+          parse(Datagram().genl(kEthtoolFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, c.fill).bytes());
       REQUIRE(r.ok());
       CHECK(r->autoneg == c.autoneg);
       CHECK(r->rx == c.rx);
@@ -324,7 +325,8 @@ TEST_CASE("parse_pause_reply rejects known attributes of the wrong type", "[etht
   };
   for (const auto& c : cases) {
     SECTION(c.what) {
-      auto r = parse(Datagram().genl(kFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, c.fill).bytes());
+      auto r =
+          parse(Datagram().genl(kEthtoolFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, c.fill).bytes());
       REQUIRE_FALSE(r.ok());
       CHECK(r.error().code == EPROTO);
       CHECK(r.error().message.rfind(std::string(c.name) + ": invalid attribute", 0) == 0);
@@ -364,7 +366,7 @@ TEST_CASE("parse_pause_reply reports kernel errors with their extended ack", "[e
   SECTION("an error for another request is skipped") {
     auto d = Datagram()
                  .error(-EBUSY, kSeq - 1)
-                 .genl(kFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, put_full_pause)
+                 .genl(kEthtoolFamily, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, put_full_pause)
                  .bytes();
     auto r = parse(d);
     REQUIRE(r.ok());
@@ -374,22 +376,24 @@ TEST_CASE("parse_pause_reply reports kernel errors with their extended ack", "[e
 
 TEST_CASE("parse_pause_reply rejects the wrong message", "[ethtool_netlink]") {
   SECTION("another family's message") {
-    auto r = parse(
-        Datagram().genl(kFamily + 1, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, put_full_pause).bytes());
+    auto r = parse(Datagram()
+                       .genl(kEthtoolFamily + 1, ETHTOOL_MSG_PAUSE_GET_REPLY, kSeq, put_full_pause)
+                       .bytes());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
     CHECK(r.error().message == "unexpected netlink message type 28");
   }
   SECTION("another command's reply") {
-    auto r = parse(
-        Datagram().genl(kFamily, ETHTOOL_MSG_PAUSE_GET_REPLY + 1, kSeq, put_full_pause).bytes());
+    auto r = parse(Datagram()
+                       .genl(kEthtoolFamily, ETHTOOL_MSG_PAUSE_GET_REPLY + 1, kSeq, put_full_pause)
+                       .bytes());
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code == EPROTO);
   }
   SECTION("a message too short for the generic-netlink header") {
     std::vector<std::uint64_t> buf(4);
     nlmsghdr* nlh = mnl_nlmsg_put_header(buf.data());
-    nlh->nlmsg_type = kFamily;
+    nlh->nlmsg_type = kEthtoolFamily;
     nlh->nlmsg_seq = kSeq;
     const auto* p = reinterpret_cast<const std::uint8_t*>(nlh);
     auto r = parse(std::vector<std::uint8_t>(p, p + nlh->nlmsg_len));
@@ -428,7 +432,8 @@ TEST_CASE("parse_pause_reply never crashes on damaged bytes", "[ethtool_netlink]
   SECTION("misaligned input still parses") {
     std::vector<std::uint8_t> shifted(good.size() + 1);
     std::memcpy(shifted.data() + 1, good.data(), good.size());
-    auto r = parse_pause_reply(std::span<const std::uint8_t>(shifted).subspan(1), kFamily, kSeq);
+    auto r =
+        parse_pause_reply(std::span<const std::uint8_t>(shifted).subspan(1), kEthtoolFamily, kSeq);
     REQUIRE(r.ok());
     CHECK(r->tx_frames == 0x1122334455667788ULL);
   }

@@ -1,6 +1,7 @@
 #include "collector/parse/sysfs_parse.h"
 
 #include "collector/parse/gid.h"
+#include "tests/support/text_search.h"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -11,16 +12,9 @@
 namespace rdmatop {
 namespace {
 
-using namespace std::string_literals;  // "\0" inside literals needs std::string
+using rdmatop::test::printable_ascii;
 
-// An error message must be printable ASCII: no raw control bytes, no raw non-UTF-8.
-bool printable_ascii(const std::string& s) {
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) return false;
-  }
-  return true;
-}
+using namespace std::string_literals;  // "\0" inside literals needs std::string
 
 struct CounterCase {
   std::string text;

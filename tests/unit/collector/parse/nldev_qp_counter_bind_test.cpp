@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "collector/parse/nldev_parse.h"
-#include "tests/unit/netlink/nldev_messages.h"
+#include "tests/support/nldev_messages.h"
 
 namespace rdmatop {
 namespace {

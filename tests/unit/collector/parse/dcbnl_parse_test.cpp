@@ -16,7 +16,7 @@
 
 #include "collector/parse/dcbnl_parse.h"
 #include "tests/support/netlink_fixture.h"
-#include "tests/unit/netlink/nldev_messages.h"
+#include "tests/support/nldev_messages.h"
 
 namespace rdmatop {
 namespace {

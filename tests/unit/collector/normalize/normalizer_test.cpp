@@ -25,9 +25,9 @@ namespace {
 constexpr double k2p32 = 4294967296.0;
 
 /// normalize() output indexed by series_key, checked for order and uniqueness on the way.
-class Result {
+class Normalized {
  public:
-  explicit Result(const Snapshot& snap) : series_(normalize(snap)) {
+  explicit Normalized(const Snapshot& snap) : series_(normalize(snap)) {
     for (std::size_t i = 0; i < series_.size(); ++i) {
       const std::string key = rdmatop::series_key(series_[i].name, series_[i].labels);
       if (i > 0) {
@@ -152,7 +152,7 @@ Snapshot mlx5_snapshot() {
 }  // namespace
 
 TEST_CASE("mlx5: PMA data x4, first-present, sums, {p} expansion, µs to s", "[normalize]") {
-  const Result r(mlx5_snapshot());
+  const Normalized r(mlx5_snapshot());
   const std::string dev = "mlx5_0";
   const std::string nd = "ens1f0np0";
 
@@ -204,7 +204,7 @@ TEST_CASE("mlx5: PMA data x4, first-present, sums, {p} expansion, µs to s", "[n
 }
 
 TEST_CASE("mlx5: ECN/CNP, transport and drops", "[normalize]") {
-  const Result r(mlx5_snapshot());
+  const Normalized r(mlx5_snapshot());
   const Labels base = port_labels("mlx5_0", "ens1f0np0");
 
   const Series* received = r.find("rdma_cnp_received_total", base);
@@ -279,7 +279,7 @@ TEST_CASE("mlx5: ECN/CNP, transport and drops", "[normalize]") {
 }
 
 TEST_CASE("mlx5: gauges from the snapshot", "[normalize]") {
-  const Result r(mlx5_snapshot());
+  const Normalized r(mlx5_snapshot());
   const Labels base = port_labels("mlx5_0", "ens1f0np0");
   struct Expect {
     const char* name;
@@ -323,7 +323,7 @@ TEST_CASE("mlx5: PFC-enabled is not inferred without the per-priority traffic st
           "[normalize]") {
   Snapshot snap = mlx5_snapshot();
   snap.netdevs[0].ethtool.erase("rx_prio0_bytes");
-  const Result r(snap);
+  const Normalized r(snap);
   CHECK(r.count("rdma_pfc_enabled") == 0);
   CHECK(r.count("rdma_pfc_pause_frames_total") == 2);  // the counters themselves still map
 }
@@ -331,7 +331,7 @@ TEST_CASE("mlx5: PFC-enabled is not inferred without the per-priority traffic st
 TEST_CASE("mlx5: the old kernels' storm string with a trailing space still maps", "[normalize]") {
   Snapshot snap = mlx5_snapshot();
   snap.netdevs[0].ethtool["tx_pause_storm_warning_events "] = 6;
-  const Result r(snap);
+  const Normalized r(snap);
   const Series* warning = r.find("rdma_pause_storm_events_total",
                                  port_labels("mlx5_0", "ens1f0np0", {{"level", "warning"}}));
   REQUIRE(warning != nullptr);
@@ -349,7 +349,7 @@ TEST_CASE("mlx5: device-scope hw_counters (switchdev) go to the first port only"
   second.netdev = "pf0vf0";
   dev.ports.push_back(second);
 
-  const Result r(snap);
+  const Normalized r(snap);
   const Labels p1 = port_labels("mlx5_0", "ens1f0np0");
   // The port's own counter wins over the device-scope one.
   CHECK(r.find("rdma_cnp_sent_total", p1)->value == 11);
@@ -372,14 +372,14 @@ TEST_CASE("mlx5: a sum with a missing term falls through to the next alternative
   PortSample& port = snap.devices[0].ports[0];
   port.hw_counters.erase("rp_cnp_ignored");
   port.hw_counters["cc_rx_cnp_pkts"] = 77;
-  const Result r(snap);
+  const Normalized r(snap);
   const Series* received = r.find("rdma_cnp_received_total", port_labels("mlx5_0", "ens1f0np0"));
   REQUIRE(received != nullptr);
   CHECK(received->value == 77);  // not the partial sum 5
   CHECK(received->origin == "hw_counters/cc_rx_cnp_pkts");
 
   port.hw_counters.erase("cc_rx_cnp_pkts");
-  CHECK(Result(snap).count("rdma_cnp_received_total") == 0);
+  CHECK(Normalized(snap).count("rdma_cnp_received_total") == 0);
 }
 
 // ------------------------------------------------------------------------------------------
@@ -427,7 +427,7 @@ TEST_CASE("bnxt_re: hw_counters and bnxt_en ethtool names", "[normalize]") {
   Snapshot snap;
   snap.devices = {dev};
   snap.netdevs = {netdev};
-  const Result r(snap);
+  const Normalized r(snap);
   const std::string d = "bnxt_re0";
   const std::string nd = "ens2f0np0";
   const Labels base = port_labels(d, nd);
@@ -510,7 +510,7 @@ TEST_CASE("irdma: IPv4+IPv6 sums, 32-bit CNP counters, names with spaces", "[nor
   Snapshot snap;
   snap.devices = {dev};
   snap.netdevs = {netdev};
-  const Result r(snap);
+  const Normalized r(snap);
   const std::string d = "irdma0";
   const std::string nd = "ens3f0";
   const Labels base = port_labels(d, nd);
@@ -590,7 +590,7 @@ Snapshot rxe_snapshot() {
 }
 
 TEST_CASE("rxe: software counters, no PMA, driver gating of ethtool names", "[normalize]") {
-  const Result r(rxe_snapshot());
+  const Normalized r(rxe_snapshot());
   const std::string d = "rxe0";
   const std::string nd = "eth0";
   const Labels base = port_labels(d, nd);
@@ -628,7 +628,7 @@ TEST_CASE("unknown RDMA driver: the device maps like its netdev's Ethernet drive
   // mlx5_core (ethtool -i) says the counters are mlx5's, the RDMA ones included.
   Snapshot snap = mlx5_snapshot();
   snap.devices[0].driver = "";
-  const Result r(snap);
+  const Normalized r(snap);
   CHECK(r.count("rdma_pfc_pause_frames_total") == 2);
   CHECK(r.count("rdma_pfc_enabled") == 8);
   REQUIRE(r.find("rdma_cnp_sent_total", port_labels("mlx5_0", "ens1f0np0")) != nullptr);
@@ -644,7 +644,7 @@ TEST_CASE("unknown RDMA driver: the device maps like its netdev's Ethernet drive
 
   // Neither the device's nor the netdev's driver known: only the family-any rows apply.
   snap.netdevs[0].driver.reset();
-  const Result unknown(snap);
+  const Normalized unknown(snap);
   CHECK(unknown.count("rdma_cnp_sent_total") == 0);
   CHECK(unknown.count("rdma_pfc_pause_frames_total") == 0);
 }
@@ -653,7 +653,7 @@ TEST_CASE("netdev label: omitted when the port has none; netdev series need the 
           "[normalize]") {
   Snapshot snap = rxe_snapshot();
   snap.devices[0].ports[0].netdev = "";
-  Result no_netdev(snap);
+  Normalized no_netdev(snap);
   for (const Series& s : no_netdev.all()) {
     INFO(s.name);
     CHECK(rdmatop::label_value(s.labels, "netdev").empty());
@@ -668,7 +668,7 @@ TEST_CASE("netdev label: omitted when the port has none; netdev series need the 
   // Named netdev whose sample was not collected: the label stays, netdev series do not.
   snap = rxe_snapshot();
   snap.netdevs.clear();
-  const Result missing(snap);
+  const Normalized missing(snap);
   CHECK(missing.find("rdma_packets_total", port_labels("rxe0", "eth0", {{"direction", "tx"}})) !=
         nullptr);
   CHECK(missing.count("rdma_netdev_up") == 0);
@@ -677,7 +677,7 @@ TEST_CASE("netdev label: omitted when the port has none; netdev series need the 
 
 TEST_CASE("every series carries device and port, sorted labels, no NaN", "[normalize]") {
   for (const Snapshot& snap : {mlx5_snapshot(), rxe_snapshot()}) {
-    const Result r(snap);
+    const Normalized r(snap);
     REQUIRE_FALSE(r.all().empty());
     for (const Series& s : r.all()) {
       INFO(s.name);
@@ -700,7 +700,7 @@ TEST_CASE("odd ports: NaN rate, InfiniBand link layer, empty operstate, no ports
   empty.name = "mlx5_9";
   empty.driver = "mlx5";
   snap.devices.push_back(empty);
-  const Result r(snap);
+  const Normalized r(snap);
   CHECK(r.count("rdma_port_rate_bytes_per_second") == 0);
   CHECK(r.count("rdma_port_roce_v2_gids") == 0);
   CHECK(r.count("rdma_netdev_up") == 0);
@@ -709,7 +709,7 @@ TEST_CASE("odd ports: NaN rate, InfiniBand link layer, empty operstate, no ports
   // A RoCE port with an empty GID table reports 0 routable GIDs (a finding), not nothing.
   snap = rxe_snapshot();
   snap.devices[0].ports[0].gids.clear();
-  CHECK(Result(snap).find("rdma_port_roce_v2_gids", port_labels("rxe0", "eth0"))->value == 0);
+  CHECK(Normalized(snap).find("rdma_port_roce_v2_gids", port_labels("rxe0", "eth0"))->value == 0);
 }
 
 TEST_CASE("normalize is deterministic and an empty snapshot gives nothing", "[normalize]") {
@@ -733,7 +733,7 @@ TEST_CASE("rdma_netdev_up: up and unknown (no carrier tracking) are up", "[norma
     INFO(operstate);
     Snapshot snap = rxe_snapshot();
     snap.netdevs[0].operstate = operstate;
-    const Result r(snap);
+    const Normalized r(snap);
     const Series* up = r.find("rdma_netdev_up", port_labels("rxe0", "eth0"));
     REQUIRE(up != nullptr);
     CHECK(up->value == expected);
@@ -749,7 +749,7 @@ TEST_CASE("IB PMA error counters: named series, saturating (no wrap modulus)", "
                                             {"local_link_integrity_errors", 15},
                                             {"excessive_buffer_overrun_errors", 2},
                                             {"VL15_dropped", 1}});
-  const Result r(snap);
+  const Normalized r(snap);
   const std::pair<const char*, double> cases[] = {{"rdma_port_rcv_errors_total", 65535},
                                                   {"rdma_port_xmit_discards_total", 12},
                                                   {"rdma_port_xmit_wait_total", 4000000000},
@@ -771,9 +771,9 @@ TEST_CASE("IB PMA error counters: named series, saturating (no wrap modulus)", "
 
 TEST_CASE("rdma_global_pause_enabled from the pause parameters, per direction", "[normalize]") {
   Snapshot snap = mlx5_snapshot();
-  CHECK(Result(snap).count("rdma_global_pause_enabled") == 0);  // not read: absent
+  CHECK(Normalized(snap).count("rdma_global_pause_enabled") == 0);  // not read: absent
   snap.netdevs[0].pause = rdmatop::PauseInfo{false, true, std::nullopt, std::nullopt, std::nullopt};
-  const Result r(snap);
+  const Normalized r(snap);
   const Series* rx = r.find("rdma_global_pause_enabled",
                             port_labels("mlx5_0", "ens1f0np0", {{"direction", "rx"}}));
   REQUIRE(rx != nullptr);
@@ -788,7 +788,7 @@ TEST_CASE("mlx5: per-lane FEC corrected bits expand {l} into a lane label", "[no
                                   {"rx_err_lane_1_phy", 11},
                                   {"rx_err_lane_2_phy", 900},
                                   {"rx_err_lane_3_phy", 13}});
-  const Result r(snap);
+  const Normalized r(snap);
   CHECK(r.count("rdma_fec_lane_corrected_bit_errors_total") == 4);
   const Series* lane2 = r.find("rdma_fec_lane_corrected_bit_errors_total",
                                port_labels("mlx5_0", "ens1f0np0", {{"lane", "2"}}));
@@ -806,15 +806,15 @@ TEST_CASE("rdma_port_hw_counters: entries of a mapped driver's port, device ones
   Snapshot snap = mlx5_snapshot();
   const std::size_t port_counters = snap.devices[0].ports[0].hw_counters.size();
   snap.devices[0].hw_counters = {{"out_of_sequence", 1}, {"packet_seq_err", 2}};
-  const Result counted(snap);  // keeps the series the pointer below points into
+  const Normalized counted(snap);  // keeps the series the pointer below points into
   const Series* n = counted.find("rdma_port_hw_counters", port_labels("mlx5_0", "ens1f0np0"));
   REQUIRE(n != nullptr);
   CHECK(n->value == static_cast<double>(port_counters + 2));
   // No counters, or a driver the table does not map: no series.
   snap.devices[0].hw_counters.clear();
   snap.devices[0].ports[0].hw_counters.clear();
-  CHECK(Result(snap).count("rdma_port_hw_counters") == 0);
+  CHECK(Normalized(snap).count("rdma_port_hw_counters") == 0);
   Snapshot other = mlx5_snapshot();
   other.devices[0].driver = "siw";
-  CHECK(Result(other).count("rdma_port_hw_counters") == 0);
+  CHECK(Normalized(other).count("rdma_port_hw_counters") == 0);
 }
