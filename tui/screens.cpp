@@ -292,17 +292,14 @@ const TickPort* find_port(const PublishedTick& report, const std::string& device
 //? Sparklines of the key figures over the history window, newest on the right.
 std::vector<Line> history_lines(const History& history, const std::string& device,
                                 std::uint32_t port, bool unicode) {
-  std::vector<const PortView*> figures;  // per tick of the window; null: port not in it
-  for (const auto& r : history.reports()) {
-    const TickPort* pr = find_port(*r, device, port);
-    figures.push_back(pr ? &pr->view : nullptr);
-  }
+  // Per tick of the window; null: the port was not in that tick.
+  const auto figures = history.port_figures(device, port);
   std::vector<Row> rows;
   const auto& defs = port_figure_defs();
   for (std::size_t k = 0; k < defs.size(); ++k) {
     std::vector<std::optional<double>> values;
-    for (const PortView* f : figures) {
-      const std::optional<Rate>* rate = f ? &f->figures[k] : nullptr;
+    for (const auto* f : figures) {
+      const std::optional<Rate>* rate = f ? &(*f)[k] : nullptr;
       if (rate && *rate && rate_has_value(**rate)) {
         values.push_back((*rate)->per_second);
       } else {
@@ -310,7 +307,7 @@ std::vector<Line> history_lines(const History& history, const std::string& devic
       }
     }
     const std::optional<Rate> now =
-        figures.empty() || figures.back() == nullptr ? std::nullopt : figures.back()->figures[k];
+        figures.empty() || figures.back() == nullptr ? std::nullopt : (*figures.back())[k];
     Row row;
     row.cells.push_back(Cell{std::string(defs[k].title), Tone::normal, std::nullopt});
     row.cells.push_back(rate_cell(now, std::string(defs[k].unit)));

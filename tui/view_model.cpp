@@ -42,27 +42,49 @@ int severity_rank(Severity s) {
 
 }  // namespace
 
+namespace {
+
+History::TickFigures figures_of(const PublishedTick& report) {
+  History::TickFigures out;
+  out.reserve(report.ports.size());
+  for (const TickPort& pr : report.ports) {
+    const DeviceSample& dev = report.snapshot.devices[pr.device_index];
+    out.push_back(History::PortFigures{dev.name, dev.ports[pr.port_index].port, pr.view.figures});
+  }
+  return out;
+}
+
+}  // namespace
+
 void History::push(std::shared_ptr<const PublishedTick> report) {
   if (!report) return;
-  reports_.push_back(std::move(report));
-  while (reports_.size() > capacity_) reports_.pop_front();
+  figures_.push_back(figures_of(*report));
+  while (figures_.size() > capacity_) figures_.pop_front();
+  previous_ = std::move(latest_);
+  latest_ = std::move(report);
 }
 
 void History::replace_latest(std::shared_ptr<const PublishedTick> report) {
   if (!report) return;
-  if (reports_.empty()) {
-    reports_.push_back(std::move(report));
-  } else {
-    reports_.back() = std::move(report);
+  if (!latest_) {
+    push(std::move(report));
+    return;
   }
+  figures_.back() = figures_of(*report);
+  latest_ = std::move(report);
 }
 
-std::shared_ptr<const PublishedTick> History::latest() const {
-  return reports_.empty() ? nullptr : reports_.back();
-}
-
-std::shared_ptr<const PublishedTick> History::previous() const {
-  return reports_.size() < 2 ? nullptr : reports_[reports_.size() - 2];
+std::vector<const std::vector<std::optional<Rate>>*> History::port_figures(
+    const std::string& device, std::uint32_t port) const {
+  std::vector<const std::vector<std::optional<Rate>>*> out;
+  out.reserve(figures_.size());
+  for (const TickFigures& tick : figures_) {
+    const auto it = std::find_if(tick.begin(), tick.end(), [&](const PortFigures& p) {
+      return p.port == port && p.device == device;
+    });
+    out.push_back(it == tick.end() ? nullptr : &it->figures);
+  }
+  return out;
 }
 
 const std::vector<std::string>& port_columns() {

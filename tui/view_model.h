@@ -51,22 +51,40 @@ struct UiState {
   double interval_seconds = 1.0;
 };
 
-/// Previous PublishedTicks, oldest first, for sparklines and raw-counter rates.
+/// What the TUI keeps between ticks: the latest PublishedTick and the one before it (raw
+/// counter rates in the detail view), and a ring of the port figures of the last `capacity`
+/// ticks (the sparklines). Only figures are kept of older ticks, not whole ticks: 60 ticks of a
+/// 64-port host are 60 x 64 small figure vectors instead of 60 Snapshots with their series.
 class History {
  public:
+  /// The figures of one port in one tick (PortView::figures), by port.
+  struct PortFigures {
+    std::string device;
+    std::uint32_t port = 0;
+    std::vector<std::optional<Rate>> figures;  ///< per port_figure_defs()
+  };
+  using TickFigures = std::vector<PortFigures>;
+
   explicit History(std::size_t capacity = 60) : capacity_(capacity) {}
   void push(std::shared_ptr<const PublishedTick> report);
   /// Puts a republished latest PublishedTick (the fast path's findings merged into the same tick)
   /// in place of the latest one, so sparklines still get one point per tick.
   void replace_latest(std::shared_ptr<const PublishedTick> report);
-  const std::deque<std::shared_ptr<const PublishedTick>>& reports() const { return reports_; }
-  std::shared_ptr<const PublishedTick> latest() const;
+  std::shared_ptr<const PublishedTick> latest() const { return latest_; }
   /// The PublishedTick before the latest one, or null.
-  std::shared_ptr<const PublishedTick> previous() const;
+  std::shared_ptr<const PublishedTick> previous() const { return previous_; }
+  /// The port figures of the window's ticks, oldest first (at most `capacity`).
+  const std::deque<TickFigures>& figures() const { return figures_; }
+  /// One port's figures in each tick of the window, oldest first; null where the port was
+  /// not in that tick.
+  std::vector<const std::vector<std::optional<Rate>>*> port_figures(const std::string& device,
+                                                                    std::uint32_t port) const;
 
  private:
   std::size_t capacity_;
-  std::deque<std::shared_ptr<const PublishedTick>> reports_;
+  std::shared_ptr<const PublishedTick> latest_;
+  std::shared_ptr<const PublishedTick> previous_;
+  std::deque<TickFigures> figures_;
 };
 
 /// Columns of the ports table, in display order.
