@@ -51,7 +51,7 @@ void collect_all(const CollectContext& ctx, Snapshot& snap,
   ctx.sysfs.begin_pass();
   ctx.ethtool.begin_pass();
   const RdmaDeviceList devices = list_rdma_devices(ctx);
-  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, devices));
+  collect_rdma_sysfs(ctx, snap, collect_rdma_netlink(ctx, snap, devices), &devices);
   if (after_rdma) after_rdma(snap);
   collect_netdev_sysfs(ctx, snap);
   collect_ethtool(ctx, snap);
@@ -70,6 +70,11 @@ SnapshotProvider live_provider(const CollectContext& ctx) {
     tracker->observe(snapshot);
     return snapshot;
   };
+}
+
+void append_note(std::string& note, std::string_view part) {
+  if (!note.empty()) note += "; ";
+  note += part;
 }
 
 }  // namespace rdmatop

@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -68,8 +69,14 @@ NetlinkData collect_rdma_netlink(const CollectContext& ctx, Snapshot& out,
 
 /// Reads class/infiniband: devices, ports, GIDs, counters, hw_counters.
 void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out);
-/// The same, taking the hw counters of the ports in `netlink` from there instead of sysfs.
-void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink);
+/// The same, taking the hw counters of the ports in `netlink` from there instead of sysfs, and
+/// the device names from `devices` (RDMA netlink's list, read once per tick anyway) when it has
+/// any, so a live tick does not list class/infiniband: RDMA netlink and class/infiniband list
+/// the same registered ib_devices (drivers/infiniband/core/nldev.c nldev_get_dumpit walks the
+/// devices ib_device_register put in the class). Without them, class/infiniband is listed
+/// (FileSource::list_current).
+void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink,
+                        const RdmaDeviceList* devices = nullptr);
 /// Reads class/net/<if> for every netdev named by an RDMA port in `out`.
 void collect_netdev_sysfs(const CollectContext& ctx, Snapshot& out);
 /// Reads ethtool stats, driver info and pause data for every netdev in `out`.
@@ -102,6 +109,9 @@ Snapshot collect_snapshot(const CollectContext& ctx, std::uint64_t seq);
 /// port -> netdev links its files print there (collector/capture/capture_host.h).
 void collect_all(const CollectContext& ctx, Snapshot& snap,
                  const std::function<void(Snapshot&)>& after_rdma = {});
+
+/// Adds `part` to a status message, "; " between parts (a source's several problems in one line).
+void append_note(std::string& note, std::string_view part);
 
 /// Times a unit of collection work and turns its outcome into a SourceStatus.
 class StatusTimer {

@@ -46,11 +46,6 @@ std::vector<std::string> netdev_names(const Snapshot& snap) {
   return names;
 }
 
-void append(std::string& message, const std::string& part) {
-  if (!message.empty()) message += "; ";
-  message += part;
-}
-
 SourceStatus collect_one(EthtoolSource& source, NetdevSample& netdev) {
   const StatusTimer timer(kEthtoolSource, netdev.name);
   SourceState state = SourceState::ok;
@@ -75,7 +70,7 @@ SourceStatus collect_one(EthtoolSource& source, NetdevSample& netdev) {
   auto note_failure = [&](const Error& e, const char* what) {
     if (e.code == EOPNOTSUPP) return;  // absent: the driver does not implement it
     state = SourceState::error;
-    append(message, std::string(what) + ": " + e.message);
+    append_note(message, std::string(what) + ": " + e.message);
   };
   if (auto driver = source.driver_info(netdev.name); driver.ok()) {
     netdev.driver = std::move(driver).value();

@@ -54,10 +54,6 @@ std::map<std::string, std::uint32_t, std::less<>>& counts_of(RdmaProcess& p, Nld
   return p.pds;
 }
 
-void append(std::string& note, const std::string& text) {
-  note += (note.empty() ? "" : "; ") + text;
-}
-
 /// The four dumps of one device, added to `owners`; its status.
 SourceStatus read_device(RdmaNetlinkSource& netlink, const NldevDevice& device, Owners& owners) {
   StatusTimer timer(kProcessSource, device.name);
@@ -67,7 +63,8 @@ SourceStatus read_device(RdmaNetlinkSource& netlink, const NldevDevice& device, 
     auto list = netlink.resource_owners(kind, device.index);
     if (!list) {
       const bool unsupported = list.error().code == EINVAL || list.error().code == EOPNOTSUPP;
-      append(note, (unsupported ? "not supported by this kernel: " : "") + list.error().message);
+      append_note(note,
+                  (unsupported ? "not supported by this kernel: " : "") + list.error().message);
       if (!unsupported) state = SourceState::error;
       continue;
     }
@@ -221,7 +218,7 @@ ThreadProcesses collect_rdma_processes(const CollectContext& ctx, Snapshot& out,
       fold_thread(process, thread.mapped());
     }
     for (const auto& [what, n] : unreadable) {
-      append(note, what + " (" + std::to_string(n) + (n == 1 ? " process)" : " processes)"));
+      append_note(note, what + " (" + std::to_string(n) + (n == 1 ? " process)" : " processes)"));
     }
   }
   for (auto& [key, process] : owners) out.rdma_processes.push_back(std::move(process));

@@ -392,9 +392,26 @@ void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out) {
   collect_rdma_sysfs(ctx, out, NetlinkData{});
 }
 
-void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink) {
+namespace {
+
+Result<std::vector<std::string>> rdma_device_names(const CollectContext& ctx,
+                                                   const RdmaDeviceList* devices) {
+  if (devices != nullptr && devices->ok() && !(*devices)->empty()) {
+    std::vector<std::string> names;
+    names.reserve((*devices)->size());
+    for (const NldevDevice& d : **devices) names.push_back(d.name);
+    std::sort(names.begin(), names.end());  // as FileSource::list orders them
+    return names;
+  }
+  return ctx.sysfs.list_current(class_dir);
+}
+
+}  // namespace
+
+void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink,
+                        const RdmaDeviceList* devices) {
   StatusTimer class_timer(std::string(kSysfsSource), "");
-  const auto names = ctx.sysfs.list(class_dir);
+  const auto names = rdma_device_names(ctx, devices);
   if (!names) {
     const Error& err = names.error();
     if (err.code == ENOENT) {

@@ -34,9 +34,9 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out) {
     device.static_age = std::max(device.static_age, age);
     auto irqs = ctx.sysfs.list_static(pci + "msi_irqs");
     if (!irqs) {
-      note += (note.empty() ? "" : "; ") + std::string("msi_irqs: ") + irqs.error().message;
+      append_note(note, "msi_irqs: " + irqs.error().message);
     } else if (ctx.procfs == nullptr) {
-      note += (note.empty() ? "" : "; ") + std::string("interrupt counts: no procfs root");
+      append_note(note, "interrupt counts: no procfs root");
     } else {
       if (!interrupts) {
         auto text = ctx.procfs->read("interrupts");
@@ -44,7 +44,7 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out) {
                           : Result<std::map<std::uint32_t, IrqSample>>(text.error());
       }
       if (!*interrupts) {
-        note += (note.empty() ? "" : "; ") + ("interrupts: " + (*interrupts).error().message);
+        append_note(note, "interrupts: " + (*interrupts).error().message);
       } else {
         for (const std::string& name : *irqs) {
           std::uint32_t irq = 0;

@@ -5,7 +5,9 @@
 #  3. an ASan+UBSan -Werror build that runs every suite but the VM and package ones, and the
 #     binary on each fixture;
 #  4. the libFuzzer targets, built with clang in build-fuzz, ~3 minutes in all (scripts/fuzz.sh);
-#  5. the VM and package suites on the -Werror build (the VM boots that build's binary; the
+#  5. the binary built without libibverbs/librdmacm: it links neither, runs, and says why RC
+#     probes fail (scripts/no_verbs_check.sh);
+#  6. the VM and package suites on the -Werror build (the VM boots that build's binary; the
 #     package suite skips in sanitizer builds because a .deb must not carry ASan).
 # Each suite runs once: under the sanitizers where it can, else on the plain build. The
 # sanitizer build is -O1, as the AddressSanitizer documentation recommends for speed; at -O0
@@ -83,6 +85,9 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 
 echo "== fuzzing: every parser's libFuzzer target for a bounded time (docs/fuzzing.md)"
 scripts/fuzz.sh
+
+echo "== the build without RDMA verbs (-DRDMATOP_WITH_VERBS=OFF, docs/install.md)"
+scripts/no_verbs_check.sh build-noverbs
 
 echo "== vm and package suites (plain build)"
 ctest --test-dir build-ci -L '^(vm|package)$' --output-on-failure -j"$jobs"

@@ -167,6 +167,17 @@ class CachedDirectorySource final : public CachedFileSource {
     return names;
   }
 
+  Result<std::vector<std::string>> list_current(std::string_view reldir) const override {
+    {
+      const std::lock_guard lock(mutex_);
+      if (!notifies(reldir)) {
+        ++stats_.listings;
+        return inner_->list(reldir);
+      }
+    }
+    return list_static(reldir);
+  }
+
   Result<std::string> read_link_static(std::string_view relpath) const override {
     const std::lock_guard lock(mutex_);
     const auto now = options_.clock();

@@ -49,6 +49,13 @@ class FileSource {
   virtual Result<std::vector<std::string>> list_static(std::string_view reldir) const {
     return list(reldir);
   }
+  /// A listing that must be current at every pass (discovery: class/infiniband): a caching
+  /// source serves it from memory only where it is told of every change (inotify on a regular
+  /// filesystem: fixture, capture and simulator trees), and lists it again everywhere else
+  /// (sysfs sends no events for its directories).
+  virtual Result<std::vector<std::string>> list_current(std::string_view reldir) const {
+    return list(reldir);
+  }
   /// A link that changes only when the object is re-created (`device`, `device/driver`).
   virtual Result<std::string> read_link_static(std::string_view relpath) const {
     return read_link(relpath);

@@ -31,3 +31,14 @@ if(Python3_FOUND)
   set_tests_properties(repo.unit_mirror repo.unit_mirror_selftest PROPERTIES LABELS repo
                        TIMEOUT 60)
 endif()
+# cmake_sources (issue #19): every layer's target lists its sources, none globbed, and its
+# self-test.
+if(Python3_FOUND)
+  add_test(NAME repo.cmake_sources
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cmake_sources.py
+                   --root ${PROJECT_SOURCE_DIR})
+  add_test(NAME repo.cmake_sources_selftest
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cmake_sources.py --self-test)
+  set_tests_properties(repo.cmake_sources repo.cmake_sources_selftest PROPERTIES LABELS repo
+                       TIMEOUT 60)
+endif()

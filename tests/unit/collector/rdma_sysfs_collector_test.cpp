@@ -309,6 +309,43 @@ TEST_CASE("rdma sysfs: no class/infiniband is no_data", "[rdma_sysfs]") {
   CHECK(snap3.sources[0].state == SourceState::error);
 }
 
+TEST_CASE("rdma sysfs: device names come from RDMA netlink's list when it has one",
+          "[rdma_sysfs]") {
+  // class/infiniband cannot be listed: a live tick must not need it when netlink named the
+  // devices (each tick already asks RDMA netlink for them).
+  FakeFileSource fs;
+  add_mlx5(fs, "mlx5_1", "0000:3b:00.1", "ens1f1np1");
+  add_mlx5(fs, "mlx5_0");
+  fs.fail("class/infiniband", EACCES);
+  testing::UnsupportedEthtoolSource ethtool;
+  const CollectContext ctx{fs, ethtool, DeviceFilter{}};
+  NldevDevice d1;
+  d1.index = 2;
+  d1.name = "mlx5_1";
+  NldevDevice d0;
+  d0.index = 1;
+  d0.name = "mlx5_0";
+  const RdmaDeviceList named = std::vector<NldevDevice>{d1, d0};
+
+  Snapshot snap;
+  collect_rdma_sysfs(ctx, snap, NetlinkData{}, &named);
+  REQUIRE(snap.devices.size() == 2);
+  CHECK(snap.devices[0].name == "mlx5_0");  // ordered as a listing is
+  CHECK(snap.devices[1].name == "mlx5_1");
+  CHECK(snap.devices[0].ports.size() == 1);
+
+  // No list (netlink failed) or an empty one: class/infiniband is listed, and its error shows.
+  const RdmaDeviceList failed = Error{ENODEV, "no RDMA netlink"};
+  const RdmaDeviceList empty = std::vector<NldevDevice>{};
+  for (const RdmaDeviceList* devices : {&failed, &empty}) {
+    Snapshot listed;
+    collect_rdma_sysfs(ctx, listed, NetlinkData{}, devices);
+    CHECK(listed.devices.empty());
+    REQUIRE(listed.sources.size() == 1);
+    CHECK(listed.sources[0].state == SourceState::error);
+  }
+}
+
 TEST_CASE("rdma sysfs: the device filter is applied", "[rdma_sysfs]") {
   FakeFileSource fs;
   add_mlx5(fs, "mlx5_0");

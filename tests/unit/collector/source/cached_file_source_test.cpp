@@ -2,7 +2,9 @@
 // descriptors re-read with pread, files rewritten in place, replaced, removed, a descriptor
 // failing like a removed kernfs node, static values served from memory with their age, and a
 // whole collection pass of the mlx5 fixture costing one pread per value the second time.
+#include <linux/magic.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -213,6 +215,9 @@ class CountingFileSource final : public FileSource {
   Result<std::string> read_link_static(std::string_view p) const override {
     return inner_.read_link_static(p);
   }
+  Result<std::vector<std::string>> list_current(std::string_view p) const override {
+    return inner_.list_current(p);
+  }
   void begin_pass() const override { inner_.begin_pass(); }
   mutable std::uint64_t polled = 0;
 
@@ -259,7 +264,8 @@ TEST_CASE("the second collection of the mlx5 fixture costs one pread per polled 
   const std::uint64_t polled_second = counting.polled - polled_first;
   CHECK(after_second.opens == after_first.opens);
   CHECK(after_second.preads - after_first.preads == polled_second);
-  // Nothing is listed again, not even what is absent (the fixture's two PCI functions have no
+  // Nothing is listed again, not class/infiniband (inotify would tell of a new device), not even
+  // what is absent (the fixture's two PCI functions have no
   // msi_irqs/): its absence is kept, watched through its parent.
   CHECK(after_second.listings == after_first.listings);
   CHECK(after_second.static_hits > after_first.static_hits);
@@ -288,6 +294,46 @@ TEST_CASE("an absent directory is kept as absent until it is created", "[cached_
   tree.remove("device/msi_irqs");
   src->begin_pass();
   CHECK(src->list_static("device/msi_irqs").error().code == ENOENT);
+}
+
+TEST_CASE("a discovery listing is served from memory only while inotify reports its changes",
+          "[cached_file_source]") {
+  CacheTree tree;
+  tree.write("class/infiniband/mlx5_0/fw_ver", "16.35.2000\n");
+  const auto src = make_cached_file_source(tree.root().string());
+  src->begin_pass();
+  CHECK(src->list_current("class/infiniband").value() == std::vector<std::string>{"mlx5_0"});
+  const std::uint64_t listed = src->stats().listings;
+  src->begin_pass();
+  CHECK(src->list_current("class/infiniband").value() == std::vector<std::string>{"mlx5_0"});
+  CHECK(src->stats().listings == listed);  // from memory: the tree is watched
+
+  tree.write("class/infiniband/mlx5_1/fw_ver", "16.35.2000\n");  // a device registered
+  src->begin_pass();
+  CHECK(src->list_current("class/infiniband").value() ==
+        std::vector<std::string>{"mlx5_0", "mlx5_1"});
+  CHECK(src->stats().listings == listed + 1);
+
+  tree.remove("class/infiniband/mlx5_0");  // and one unregistered
+  src->begin_pass();
+  CHECK(src->list_current("class/infiniband").value() == std::vector<std::string>{"mlx5_1"});
+}
+
+TEST_CASE("a discovery listing on sysfs is read again every pass", "[cached_file_source]") {
+  // sysfs sends no inotify events for kernfs directories: a listing there is never served from
+  // memory, so a device registered between two ticks is seen at the next one.
+  struct statfs st {};
+  if (::statfs("/sys/class/net", &st) != 0 || st.f_type != SYSFS_MAGIC) {
+    WARN("SKIPPED: /sys/class/net is not sysfs here; the sysfs listing path is not checked");
+    return;
+  }
+  const auto src = make_cached_file_source("/sys");
+  src->begin_pass();
+  REQUIRE(src->list_current("class/net").ok());
+  const std::uint64_t listed = src->stats().listings;
+  src->begin_pass();
+  REQUIRE(src->list_current("class/net").ok());
+  CHECK(src->stats().listings == listed + 1);
 }
 
 }  // namespace
