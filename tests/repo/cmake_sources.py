@@ -10,11 +10,12 @@ silently; a listed source is a decision someone made and a reviewer saw.
 Exit status: 0 clean, 1 a source unlisted, globbed or missing, 2 usage.
 """
 
-import argparse
 import os
 import re
 import sys
 import tempfile
+
+import repo_check
 
 # The product's layers, each one folder with one CMakeLists.txt (docs/architecture.md). cli's
 # main.cpp is listed by its add_executable like any other source.
@@ -86,21 +87,9 @@ def self_test():
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
-    parser.add_argument("--self-test", action="store_true")
-    args = parser.parse_args()
-    if args.self_test:
-        return self_test()
-    problems = check(args.root)
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"{len(problems)} source listing problem(s) (tests/repo/cmake_sources.py)",
-              file=sys.stderr)
-        return 1
-    print("every layer lists its sources")
-    return 0
+    return repo_check.run(
+        __doc__, check, self_test, "every layer lists its sources",
+        lambda n: f"{n} source listing problem(s) (tests/repo/cmake_sources.py)")
 
 
 if __name__ == "__main__":

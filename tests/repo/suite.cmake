@@ -20,25 +20,20 @@ if(Python3_FOUND)
            COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/layering.py --self-test)
   set_tests_properties(repo.layering repo.layering_selftest PROPERTIES LABELS repo TIMEOUT 60)
 endif()
-# unit_mirror (issue #19): tests/unit/ mirrors the source tree (a file's unit test sits in the
-# mirror of the file's folder), and its self-test.
-if(Python3_FOUND)
-  add_test(NAME repo.unit_mirror
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/unit_mirror.py
+# A check script of tests/repo/ run over this tree (repo.NAME) and on its own self-test
+# (repo.NAME_selftest), which shows that it fails when it must.
+function(rdmatop_repo_check name)
+  add_test(NAME repo.${name}
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.py
                    --root ${PROJECT_SOURCE_DIR})
-  add_test(NAME repo.unit_mirror_selftest
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/unit_mirror.py --self-test)
-  set_tests_properties(repo.unit_mirror repo.unit_mirror_selftest PROPERTIES LABELS repo
-                       TIMEOUT 60)
-endif()
-# cmake_sources (issue #19): every layer's target lists its sources, none globbed, and its
-# self-test.
+  add_test(NAME repo.${name}_selftest
+           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${name}.py --self-test)
+  set_tests_properties(repo.${name} repo.${name}_selftest PROPERTIES LABELS repo TIMEOUT 60)
+endfunction()
 if(Python3_FOUND)
-  add_test(NAME repo.cmake_sources
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cmake_sources.py
-                   --root ${PROJECT_SOURCE_DIR})
-  add_test(NAME repo.cmake_sources_selftest
-           COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/cmake_sources.py --self-test)
-  set_tests_properties(repo.cmake_sources repo.cmake_sources_selftest PROPERTIES LABELS repo
-                       TIMEOUT 60)
+  # unit_mirror (issue #19): tests/unit/ mirrors the source tree (a file's unit test sits in the
+  # mirror of the file's folder).
+  rdmatop_repo_check(unit_mirror)
+  # cmake_sources (issue #19): every layer's target lists its sources, none globbed.
+  rdmatop_repo_check(cmake_sources)
 endif()

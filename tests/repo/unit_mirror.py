@@ -15,11 +15,12 @@ Two rules, checked over the tracked files:
 Exit status: 0 clean, 1 a test out of place, 2 usage.
 """
 
-import argparse
 import os
 import subprocess
 import sys
 import tempfile
+
+import repo_check
 
 UNIT = "tests/unit/"
 # Folders that are not product source: a test never mirrors them.
@@ -109,21 +110,11 @@ def tracked_files_walk(root):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--root", default=os.path.join(os.path.dirname(__file__), "..", ".."))
-    parser.add_argument("--self-test", action="store_true")
-    args = parser.parse_args()
-    if args.self_test:
-        return self_test()
-    problems = check(tracked_files(args.root))
-    for p in problems:
-        print(p, file=sys.stderr)
-    if problems:
-        print(f"{len(problems)} unit test(s) out of place: tests/unit/ mirrors the source tree "
-              "(tests/repo/unit_mirror.py)", file=sys.stderr)
-        return 1
-    print("tests/unit/ mirrors the source tree")
-    return 0
+    return repo_check.run(
+        __doc__, lambda root: check(tracked_files(root)), self_test,
+        "tests/unit/ mirrors the source tree",
+        lambda n: f"{n} unit test(s) out of place: tests/unit/ mirrors the source tree "
+                  "(tests/repo/unit_mirror.py)")
 
 
 if __name__ == "__main__":
