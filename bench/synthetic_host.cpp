@@ -18,8 +18,22 @@ std::uint64_t growth(const std::string& name) {
   return std::hash<std::string>{}(name) % 997 + 1;
 }
 
-void grow(CounterMap& counters, std::uint64_t seconds) {
-  for (auto& [name, value] : counters) value += growth(name) * seconds;
+/// Bytes and packets moved, not dropped, paused, marked or in error: what grows on a healthy
+/// host. By name, over the mlx5 fixture's sysfs and `ethtool -S` names.
+bool is_traffic(const std::string& name) {
+  const auto has = [&name](const char* part) { return name.find(part) != std::string::npos; };
+  const bool moved = has("bytes") || has("packets") || has("_data") || has("pkts");
+  const bool trouble = has("err") || has("drop") || has("discard") || has("pause") || has("cnp") ||
+                       has("ecn") || has("out_of") || has("size") || has("frag") || has("jabber") ||
+                       has("retr") || has("timeout") || has("congest") || has("buffer") ||
+                       has("seq");
+  return moved && !trouble;
+}
+
+void grow(CounterMap& counters, std::uint64_t seconds, Growth mode) {
+  for (auto& [name, value] : counters) {
+    if (mode == Growth::every_counter || is_traffic(name)) value += growth(name) * seconds;
+  }
 }
 
 }  // namespace
@@ -39,7 +53,7 @@ FixturePort load_fixture_port() {
   std::exit(1);
 }
 
-Snapshot synthetic_host(const FixturePort& port, int ports, std::int64_t t) {
+Snapshot synthetic_host(const FixturePort& port, int ports, std::int64_t t, Growth mode) {
   Snapshot snap;
   snap.taken = std::chrono::steady_clock::time_point(std::chrono::seconds(t));
   snap.wall = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000 + t));
@@ -48,11 +62,11 @@ Snapshot synthetic_host(const FixturePort& port, int ports, std::int64_t t) {
     DeviceSample d = port.device;
     d.name = "mlx5_" + std::to_string(i);
     d.ports[0].netdev = "eth" + std::to_string(i);
-    grow(d.ports[0].hw_counters, seconds);
-    grow(d.ports[0].counters, seconds);
+    grow(d.ports[0].hw_counters, seconds, mode);
+    grow(d.ports[0].counters, seconds, mode);
     NetdevSample n = port.netdev;
     n.name = d.ports[0].netdev;
-    grow(n.ethtool, seconds);
+    grow(n.ethtool, seconds, mode);
     snap.devices.push_back(std::move(d));
     snap.netdevs.push_back(std::move(n));
   }

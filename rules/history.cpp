@@ -40,19 +40,51 @@ void History::append(const Labels& labels, Timestamp ts, double value) {
   append_to(entry_for(series_key("", labels), labels), ts, value);
 }
 
+namespace {
+
+/// Whether `stored` (sorted, with __name__) is exactly promql::series_labels(s), compared in
+/// place. Labels that arrive unsorted or carry a __name__ of their own answer false, and the
+/// caller takes the key path, which handles them.
+bool stored_as(const Series& s, const Labels& stored) {
+  if (stored.size() != s.labels.size() + 1) return false;
+  std::size_t j = 0;
+  for (const auto& [name, value] : stored) {
+    if (name == promql::kMetricNameLabel) {
+      if (value != s.name) return false;
+      continue;
+    }
+    if (j == s.labels.size() || s.labels[j].first != name || s.labels[j].second != value)
+      return false;
+    ++j;
+  }
+  return true;
+}
+
+}  // namespace
+
+History::Entry& History::arrival_entry(const Series& s, Entry* same_position_last_tick) {
+  if (same_position_last_tick != nullptr && stored_as(s, same_position_last_tick->stored.labels))
+    return *same_position_last_tick;
+  std::string arrival_key = series_key(s.name, s.labels);
+  auto known = by_series_key_.find(arrival_key);
+  if (known == by_series_key_.end()) {
+    const Labels labels = promql::series_labels(s);
+    Entry& created = entry_for(series_key("", labels), labels);
+    created.series_keys.push_back(arrival_key);
+    known = by_series_key_.emplace(std::move(arrival_key), &created).first;
+  }
+  return *known->second;
+}
+
 void History::ingest(const std::vector<Series>& series, Timestamp ts, const std::string& source) {
   std::vector<std::pair<Entry*, double>> samples;
   samples.reserve(series.size());
-  for (const auto& s : series) {
-    std::string arrival_key = series_key(s.name, s.labels);
-    auto known = by_series_key_.find(arrival_key);
-    if (known == by_series_key_.end()) {
-      const Labels labels = promql::series_labels(s);
-      Entry& created = entry_for(series_key("", labels), labels);
-      created.series_keys.push_back(arrival_key);
-      known = by_series_key_.emplace(std::move(arrival_key), &created).first;
-    }
-    Entry& entry = *known->second;
+  std::vector<Entry*>& arrivals = arrivals_by_source_[source];
+  arrivals.resize(series.size(), nullptr);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    const Series& s = series[i];
+    Entry& entry = arrival_entry(s, arrivals[i]);
+    arrivals[i] = &entry;
     if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
       // Another raw counter feeds the series now: rate() and increase() across the two would
       // subtract unrelated counters, so the series starts again from this tick.
@@ -104,6 +136,8 @@ void History::erase(Entry& entry) {
     if (name->second.empty()) by_name_.erase(name);
   }
   for (auto& [source, last] : last_by_source_) drop(last);
+  for (auto& [source, arrivals] : arrivals_by_source_)
+    std::replace(arrivals.begin(), arrivals.end(), &entry, static_cast<Entry*>(nullptr));
   for (const std::string& key : entry.series_keys) by_series_key_.erase(key);
   series_.erase(entry.key);
   ++generation_;

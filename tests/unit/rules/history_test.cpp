@@ -136,3 +136,52 @@ TEST_CASE("History's cached selections follow series that appear and disappear",
                    [&visited](const promql::StoredSeries&) { return ++visited < 10; });
   CHECK(visited == 1);
 }
+
+namespace {
+
+// Sorted labels, as the normalizer emits them: these take the same-position path of ingest().
+Series y_gauge(const std::string& port, double value) {
+  return Series{"rdma_y", {{"device", "mlx5_0"}, {"port", port}}, SeriesKind::gauge, value, 0, 0,
+                ""};
+}
+
+const promql::StoredSeries* y_port(const History& h, const std::string& p) {
+  return h.find({{promql::kMetricNameLabel, "rdma_y"}, {"device", "mlx5_0"}, {"port", p}});
+}
+
+double newest_value(const promql::StoredSeries* s) {
+  REQUIRE(s != nullptr);
+  return s->points.back().v;
+}
+
+}  // namespace
+
+TEST_CASE("History files a series by its labels, not by where it arrived last tick",
+          "[rules][history]") {
+  History h(3000);
+  h.ingest({y_gauge("1", 10), y_gauge("2", 20)}, kT0);
+  // Swapped: each position now holds the other port's series.
+  h.ingest({y_gauge("2", 21), y_gauge("1", 11)}, kT0 + 1000);
+  CHECK(newest_value(y_port(h, "1")) == 11);
+  CHECK(newest_value(y_port(h, "2")) == 21);
+  CHECK(y_port(h, "1")->points.size() == 2);
+  // A new series at a known position, and a series with one label more than its neighbour.
+  Series extra = y_gauge("1", 99);
+  extra.labels.emplace_back("priority", "3");
+  h.ingest({y_gauge("3", 30), extra, y_gauge("1", 12)}, kT0 + 2000);
+  CHECK(h.series_count() == 4);
+  CHECK(newest_value(y_port(h, "3")) == 30);
+  CHECK(newest_value(y_port(h, "1")) == 12);
+  CHECK(newest_value(h.find({{promql::kMetricNameLabel, "rdma_y"},
+                             {"device", "mlx5_0"},
+                             {"port", "1"},
+                             {"priority", "3"}})) == 99);
+  // Port 2 went stale at kT0 + 2000; once its samples age out it is erased, and its old
+  // position (and the shorter series list) must not reach the erased entry.
+  h.ingest({y_gauge("3", 31)}, kT0 + 6000);
+  CHECK(y_port(h, "2") == nullptr);
+  h.ingest({y_gauge("2", 22), y_gauge("3", 32)}, kT0 + 7000);
+  CHECK(newest_value(y_port(h, "2")) == 22);
+  CHECK(y_port(h, "2")->points.size() == 1);
+  CHECK(newest_value(y_port(h, "3")) == 32);
+}
