@@ -62,11 +62,14 @@ Options parse(int argc, char** argv) {
       o.emit_dir = value;
     else if (flag == "--dump-findings")
       o.dump_path = value;
-    else if (flag == "--growth" && std::string_view(value) == "traffic")
-      o.growth = bench::Growth::traffic_only;
-    else if (flag == "--growth" && std::string_view(value) == "all")
-      o.growth = bench::Growth::every_counter;
-    else {
+    else if (flag == "--growth") {
+      const std::string_view mode = value;
+      if (mode != "all" && mode != "traffic") {
+        std::fprintf(stderr, "--growth takes all or traffic, not %s\n", value);
+        std::exit(2);
+      }
+      o.growth = mode == "all" ? bench::Growth::every_counter : bench::Growth::traffic_only;
+    } else {
       std::fprintf(stderr, "unknown flag %s\n", flag.c_str());
       std::exit(2);
     }
