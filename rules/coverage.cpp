@@ -13,7 +13,7 @@ using promql::ExprKind;
 /// True when a series the selector matches has a live sample in its window: the newest sample
 /// at or before `at` and within the lookback, and not a staleness marker (the series is gone).
 bool live_at(const promql::StoredSeries& s, promql::Timestamp from, promql::Timestamp at) {
-  for (auto it = s.points.rbegin(); it != s.points.rend(); ++it) {
+  for (auto it = s.points().rbegin(); it != s.points().rend(); ++it) {
     if (it->t > at) continue;
     return it->t >= from && !promql::is_stale_nan(it->v);
   }

@@ -49,9 +49,8 @@ void add_observed_increase(const promql::Expr& expr, const History& history, Tim
   std::optional<promql::Point> first;
   std::optional<promql::Point> last;
   // Only the window's points: the cost does not grow with the History's retention.
-  auto it = std::lower_bound(s->points.begin(), s->points.end(), ts - range,
-                             [](const promql::Point& p, Timestamp t) { return p.t < t; });
-  for (; it != s->points.end() && it->t <= ts; ++it) {
+  const promql::StoredWindow window = s->window(ts - range, ts);
+  for (auto it = window.begin; it != window.end; ++it) {
     const promql::Point& p = *it;
     if (promql::is_stale_nan(p.v)) continue;
     if (last) increase += p.v >= last->v ? p.v - last->v : p.v;

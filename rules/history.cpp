@@ -26,13 +26,9 @@ History::Entry& History::entry_for(const std::string& key, const Labels& labels)
 }
 
 void History::append_to(Entry& entry, Timestamp ts, double value) {
-  auto& points = entry.stored.points;
+  const auto& points = entry.stored.points();
   if (!points.empty() && points.back().t > ts) return;
-  if (!points.empty() && points.back().t == ts) {
-    points.back().v = value;
-  } else {
-    points.push_back(promql::Point{ts, value});
-  }
+  entry.stored.append(promql::Point{ts, value});  // replaces the last at the same timestamp
   newest_ = std::max(newest_, ts);
 }
 
@@ -88,7 +84,7 @@ void History::ingest(const std::vector<Series>& series, Timestamp ts, const std:
     if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
       // Another raw counter feeds the series now: rate() and increase() across the two would
       // subtract unrelated counters, so the series starts again from this tick.
-      if (entry.has_origin) entry.stored.points.clear();
+      if (entry.has_origin) entry.stored.clear();
       entry.origin = s.origin;
       entry.has_origin = true;
     }
@@ -147,9 +143,8 @@ void History::prune(Timestamp now) {
   const Timestamp oldest = now - retention_ms_;
   std::vector<Entry*> emptied;
   for (auto& [key, entry] : series_) {
-    auto& points = entry.stored.points;
-    while (!points.empty() && points.front().t < oldest) points.pop_front();
-    if (points.empty()) emptied.push_back(&entry);
+    entry.stored.drop_before(oldest);
+    if (entry.stored.points().empty()) emptied.push_back(&entry);
   }
   for (Entry* entry : emptied) erase(*entry);
 }

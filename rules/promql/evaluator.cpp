@@ -192,17 +192,22 @@ std::string format_float_plain(double v) {
 
 void check_unique(const Vector& v) {
   if (v.size() < 2) return;
-  // Hashed, not keyed by strings: check_unique runs on every evaluated vector, so it must not
-  // allocate per sample.
-  std::unordered_multimap<std::uint64_t, const Labels*> seen;
-  seen.reserve(v.size());
-  for (const auto& s : v) {
-    const std::uint64_t h = hash_labels(s.labels);
-    const auto [first, last] = seen.equal_range(h);
-    for (auto it = first; it != last; ++it) {
-      if (*it->second == s.labels) fail("vector cannot contain metrics with the same labelset");
+  // check_unique runs on most evaluated vectors, so it allocates once, not per sample: the
+  // label sets sorted by hash, and only those of equal hash compared.
+  std::vector<std::pair<std::uint64_t, const Labels*>> hashed;
+  hashed.reserve(v.size());
+  for (const auto& s : v) hashed.emplace_back(hash_labels(s.labels), &s.labels);
+  std::sort(hashed.begin(), hashed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto run = hashed.begin(); run != hashed.end();) {
+    const auto next =
+        std::find_if(run, hashed.end(), [&](const auto& h) { return h.first != run->first; });
+    for (auto a = run; a != next; ++a) {
+      for (auto b = a + 1; b != next; ++b) {
+        if (*a->second == *b->second) fail("vector cannot contain metrics with the same labelset");
+      }
     }
-    seen.emplace(h, &s.labels);
+    run = next;
   }
 }
 
@@ -291,9 +296,10 @@ class Evaluator {
   Vector select_instant(const Expr& e, Timestamp ref, std::vector<Timestamp>* times = nullptr) {
     Vector out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
-      auto it = std::upper_bound(s->points.begin(), s->points.end(), ref,
+      const auto& points = s->points();
+      auto it = std::upper_bound(points.begin(), points.end(), ref,
                                  [](Timestamp t, const Point& p) { return t < p.t; });
-      if (it == s->points.begin()) continue;
+      if (it == points.begin()) continue;
       --it;
       if (it->t < ref - options_.lookback_ms || is_stale_nan(it->v)) continue;
       out.push_back(Sample{s->labels, it->v});
@@ -309,19 +315,15 @@ class Evaluator {
     const Timestamp start = end - e.range_ms;
     Matrix out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
+      const StoredWindow w = s->window(start, end);
+      budget_.take(static_cast<std::uint64_t>(w.end - w.begin), "a range selector");
+      if (w.samples == 0) continue;
       RangeSeries rs{s->labels, {}};
-      auto it = std::lower_bound(s->points.begin(), s->points.end(), start,
-                                 [](const Point& p, Timestamp t) { return p.t < t; });
-      const auto first = it;
-      const auto last = std::upper_bound(first, s->points.end(), end,
-                                         [](Timestamp t, const Point& p) { return t < p.t; });
-      // Sized once: a 10-minute window at a 1 s tick grew the vector ten times per series.
-      rs.points.reserve(static_cast<std::size_t>(last - first));
-      for (; it != last; ++it) {
+      rs.points.reserve(w.samples);  // sized once, not grown per point
+      for (auto it = w.begin; it != w.end; ++it) {
         if (!is_stale_nan(it->v)) rs.points.push_back(*it);
       }
-      budget_.take(static_cast<std::uint64_t>(it - first), "a range selector");
-      if (!rs.points.empty()) out.push_back(std::move(rs));
+      out.push_back(std::move(rs));
     }
     return out;
   }
@@ -548,13 +550,17 @@ class Evaluator {
         fail("invalid trend factor. Expected: 0 < tf < 1, got: " + go_float_f(params[1]));
       }
     }
+    const bool is_rate_function = f == "rate" || f == "increase" || f == "delta";
+    if (is_rate_function && range_expr.kind == ExprKind::matrix_selector) {
+      return rate_in_place(range_expr, f != "delta", f == "rate");
+    }
     Matrix m = eval(range_expr).matrix;
     const Timestamp end = ref_time(range_expr);
     const Timestamp start = end - range_expr.range_ms;
     Vector out;
     for (auto& rs : m) {
       std::optional<double> v;
-      if (f == "rate" || f == "increase" || f == "delta") {
+      if (is_rate_function) {  // of a subquery
         v = extrapolated_rate(rs.points, start, end, f != "delta", f == "rate");
       } else if (f == "irate" || f == "idelta") {
         v = instant_value(rs.points, f == "irate");
@@ -579,6 +585,39 @@ class Evaluator {
       out.push_back(Sample{std::move(rs.labels), *v});
     }
     check_unique(out);
+    return out;
+  }
+
+  // rate / increase / delta of a range selector, read where the samples are stored: two
+  // binary searches and the series' sparse stale and reset indices (StoredSeries::window), so
+  // the cost does not grow with the window. Only a window with a counter reset is walked, to
+  // add its corrections in order. The same results as extrapolated_rate over select_range's
+  // copy, to the last bit.
+  Vector rate_in_place(const Expr& e, bool is_counter, bool is_rate) {
+    const Timestamp end = ref_time(e);
+    const Timestamp start = end - e.range_ms;
+    Vector out;
+    for (const StoredSeries* s : storage_.select(e.matchers)) {
+      const StoredWindow w = s->window(start, end);
+      budget_.take(static_cast<std::uint64_t>(w.end - w.begin), "a range selector");
+      if (w.samples < 2) continue;
+      const double change =
+          is_counter && w.resets > 0 ? sample_change(w.begin, w.end, true) : w.last.v - w.first.v;
+      const RateSamples samples{w.first, w.last, w.samples, change};
+      Labels labels;  // every label but the name, without copying the name first
+      labels.reserve(s->labels.size());
+      for (const auto& kv : s->labels) {
+        if (kv.first != kMetricNameLabel) labels.push_back(kv);
+      }
+      out.push_back(
+          Sample{std::move(labels), extrapolate(samples, start, end, is_counter, is_rate)});
+    }
+    // Stored series have distinct label sets: when they all share one name (the selector
+    // names its metric, as the built-in rules' do), dropping it leaves them distinct.
+    const bool one_name = std::any_of(e.matchers.begin(), e.matchers.end(), [](const auto& m) {
+      return m.name == kMetricNameLabel && m.op == MatchOp::equal;
+    });
+    if (!one_name) check_unique(out);
     return out;
   }
 
@@ -711,15 +750,20 @@ class Evaluator {
       if (is_comparison(e.op)) v = keep ? 1 : 0;
       return scalar(v);
     }
-    if (is_set_operator(e.op)) return vector(set_binop(e, lhs.vector, rhs.vector));
-    Vector out;
-    if (lhs.type == ValueType::vector && rhs.type == ValueType::vector) {
-      out = vector_binop(e, lhs.vector, rhs.vector);
-    } else {
-      const bool swap = lhs.type == ValueType::scalar;
-      out = scalar_binop(e, swap ? rhs.vector : lhs.vector, swap ? lhs.scalar : rhs.scalar, swap);
+    if (is_set_operator(e.op)) {
+      return vector(set_binop(e, std::move(lhs.vector), std::move(rhs.vector)));
     }
-    check_unique(out);
+    if (lhs.type == ValueType::vector && rhs.type == ValueType::vector) {
+      Vector out = vector_binop(e, lhs.vector, rhs.vector);
+      check_unique(out);
+      return vector(std::move(out));
+    }
+    const bool swap = lhs.type == ValueType::scalar;
+    Vector out = scalar_binop(e, std::move(swap ? rhs.vector : lhs.vector),
+                              swap ? lhs.scalar : rhs.scalar, swap);
+    // Every vector the evaluator makes has distinct label sets; a filter that keeps its
+    // samples' labels (`rate(...) > 0.5`, the built-in rules' usual form) keeps them distinct.
+    if (drops_metric_name(e.op) || e.return_bool) check_unique(out);
     return vector(std::move(out));
   }
 
@@ -744,27 +788,29 @@ class Evaluator {
     return out;
   }
 
-  static Vector set_binop(const Expr& e, const Vector& lhs, const Vector& rhs) {
+  // The kept samples are moved, not copied, out of the operands.
+  static Vector set_binop(const Expr& e, Vector lhs, Vector rhs) {
     Vector out;
     SignatureIndex other(e.matching);
     if (e.op == BinaryOp::land) {
       if (lhs.empty() || rhs.empty()) return out;
       for (const auto& s : rhs) other.insert(s);
-      for (const auto& s : lhs) {
-        if (other.find(s.labels) != nullptr) out.push_back(s);
+      for (auto& s : lhs) {
+        if (other.find(s.labels) != nullptr) out.push_back(std::move(s));
       }
     } else if (e.op == BinaryOp::lor) {
-      for (const auto& s : lhs) {
-        other.insert(s);
-        out.push_back(s);
+      // The index points into lhs: the right side's survivors are found before lhs moves.
+      for (const auto& s : lhs) other.insert(s);
+      std::vector<Sample*> kept;
+      for (auto& s : rhs) {
+        if (other.find(s.labels) == nullptr) kept.push_back(&s);
       }
-      for (const auto& s : rhs) {
-        if (other.find(s.labels) == nullptr) out.push_back(s);
-      }
+      out = std::move(lhs);
+      for (Sample* s : kept) out.push_back(std::move(*s));
     } else {
       for (const auto& s : rhs) other.insert(s);
-      for (const auto& s : lhs) {
-        if (other.find(s.labels) == nullptr) out.push_back(s);
+      for (auto& s : lhs) {
+        if (other.find(s.labels) == nullptr) out.push_back(std::move(s));
       }
     }
     return out;

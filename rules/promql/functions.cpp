@@ -100,20 +100,20 @@ const FunctionSpec* find_function(const std::string& name) {
 std::optional<double> extrapolated_rate(const std::vector<Point>& points, Timestamp range_start,
                                         Timestamp range_end, bool is_counter, bool is_rate) {
   if (points.size() < 2) return std::nullopt;
-  const Point& first = points.front();
-  const Point& last = points.back();
-  double result = last.v - first.v;
-  if (is_counter) {
-    double prev = first.v;
-    for (const Point& p : points) {
-      if (p.v < prev) result += prev;  // a reset: the counter restarted from zero
-      prev = p.v;
-    }
-  }
+  const RateSamples window{points.front(), points.back(), points.size(),
+                           sample_change(points.begin(), points.end(), is_counter)};
+  return extrapolate(window, range_start, range_end, is_counter, is_rate);
+}
+
+double extrapolate(const RateSamples& window, Timestamp range_start, Timestamp range_end,
+                   bool is_counter, bool is_rate) {
+  const Point& first = window.first;
+  const Point& last = window.last;
+  const double result = window.change;
   double to_start = static_cast<double>(first.t - range_start) / 1000.0;
   const double to_end = static_cast<double>(range_end - last.t) / 1000.0;
   const double sampled = static_cast<double>(last.t - first.t) / 1000.0;
-  const double avg_interval = sampled / static_cast<double>(points.size() - 1);
+  const double avg_interval = sampled / static_cast<double>(window.samples - 1);
   if (is_counter && result > 0 && first.v >= 0) {
     // A counter cannot go below zero: do not extrapolate past the point where it was 0.
     const double to_zero = sampled * (first.v / result);

@@ -2,6 +2,7 @@
 // computations (rate extrapolation, irate, *_over_time) the evaluator applies per series.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,40 @@ const std::vector<FunctionSpec>& all_functions();
 /// nullopt with fewer than two points.
 std::optional<double> extrapolated_rate(const std::vector<Point>& points, Timestamp range_start,
                                         Timestamp range_end, bool is_counter, bool is_rate);
+
+/// What extrapolated_rate reads of a window: its first and last samples, how many samples it
+/// holds, and the change between them (for a counter, with its resets corrected).
+struct RateSamples {
+  Point first;
+  Point last;
+  std::size_t samples = 0;
+  double change = 0;
+};
+/// extrapolated_rate from what it reads of a window (`samples` >= 2): the evaluator passes it
+/// a stored window without copying its points.
+double extrapolate(const RateSamples& window, Timestamp range_start, Timestamp range_end,
+                   bool is_counter, bool is_rate);
+
+/// last - first over the samples in [begin, end) (staleness markers skipped, at least one
+/// sample), plus for a counter the value before each reset: the counter restarted from zero.
+template <class Iterator>
+double sample_change(Iterator begin, Iterator end, bool is_counter) {
+  auto last = end;
+  do --last;
+  while (is_stale_nan(last->v));
+  while (is_stale_nan(begin->v)) ++begin;
+  // last - first, then each correction added in the window's order, as Prometheus does: the
+  // last bits of the sum depend on it.
+  double result = last->v - begin->v;
+  if (!is_counter) return result;
+  double prev = begin->v;
+  for (; begin != end; ++begin) {
+    if (is_stale_nan(begin->v)) continue;
+    if (begin->v < prev) result += prev;
+    prev = begin->v;
+  }
+  return result;
+}
 
 /// irate / idelta from the last two points (promql/functions.go `instantValue`).
 std::optional<double> instant_value(const std::vector<Point>& points, bool is_rate);

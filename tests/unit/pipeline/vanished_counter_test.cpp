@@ -139,8 +139,8 @@ TEST_CASE("the rules' history restarts a counter whose origin changed", "[vanish
   const auto selected = history.select(
       {{promql::kMetricNameLabel, promql::MatchOp::equal, "rdma_cnp_sent_total", {}}});
   REQUIRE(selected.size() == 1);
-  REQUIRE(selected[0]->points.size() == 1);  // only the new counter's sample
-  CHECK(selected[0]->points.front().v == 250100);
+  REQUIRE(selected[0]->points().size() == 1);  // only the new counter's sample
+  CHECK(selected[0]->points().front().v == 250100);
 }
 
 }  // namespace

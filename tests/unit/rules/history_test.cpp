@@ -40,9 +40,9 @@ TEST_CASE("History appends one point per tick per series, found by its sorted la
   REQUIRE(h.series_count() == 2);
   const auto* one = x_port(h, "1");
   REQUIRE(one != nullptr);
-  REQUIRE(one->points.size() == 2);
-  CHECK(one->points.back().t == kT0 + 1000);
-  CHECK(one->points.back().v == 11);
+  REQUIRE(one->points().size() == 2);
+  CHECK(one->points().back().t == kT0 + 1000);
+  CHECK(one->points().back().v == 11);
   CHECK(x_port(h, "3") == nullptr);
   CHECK(h.newest() == kT0 + 1000);
 }
@@ -54,25 +54,25 @@ TEST_CASE("History writes a staleness marker when a source stops carrying a seri
   h.ingest({x_counter("1", 11)}, kT0 + 1000);
   const auto* two = x_port(h, "2");
   REQUIRE(two != nullptr);
-  REQUIRE(two->points.size() == 2);
-  CHECK(promql::is_stale_nan(two->points.back().v));
+  REQUIRE(two->points().size() == 2);
+  CHECK(promql::is_stale_nan(two->points().back().v));
   // Once: the next tick without it adds nothing more.
   h.ingest({x_counter("1", 12)}, kT0 + 2000);
-  CHECK(x_port(h, "2")->points.size() == 2);
+  CHECK(x_port(h, "2")->points().size() == 2);
   // Another source's ingest does not mark the collector's series stale.
   h.ingest(promql::Vector{}, kT0 + 3000, "recording rules");
-  CHECK(!promql::is_stale_nan(x_port(h, "1")->points.back().v));
+  CHECK(!promql::is_stale_nan(x_port(h, "1")->points().back().v));
 }
 
 TEST_CASE("History restarts a counter whose raw origin changed", "[rules][history]") {
   History h;
   h.ingest({x_counter("1", 100, "hw/a")}, kT0);
   h.ingest({x_counter("1", 110, "hw/a")}, kT0 + 1000);
-  REQUIRE(x_port(h, "1")->points.size() == 2);
+  REQUIRE(x_port(h, "1")->points().size() == 2);
   h.ingest({x_counter("1", 5, "ethtool/b")}, kT0 + 2000);
   const auto* one = x_port(h, "1");
-  REQUIRE(one->points.size() == 1);
-  CHECK(one->points.front().v == 5);
+  REQUIRE(one->points().size() == 1);
+  CHECK(one->points().front().v == 5);
 }
 
 TEST_CASE("History prunes past its retention and forgets series left empty", "[rules][history]") {
@@ -82,14 +82,14 @@ TEST_CASE("History prunes past its retention and forgets series left empty", "[r
   h.ingest({x_counter("1", 3)}, kT0 + 16'000);
   REQUIRE(x_port(h, "2") == nullptr);  // its marker (+5 s) is older than 16 - 10 s
   CHECK(h.series_count() == 1);
-  CHECK(x_port(h, "1")->points.front().t == kT0 + 16'000);
+  CHECK(x_port(h, "1")->points().front().t == kT0 + 16'000);
   // A series that comes back is a new series, selected after the older ones.
   h.ingest({x_counter("2", 7), x_counter("1", 4)}, kT0 + 17'000);
   const auto selected = x_all(h);
   REQUIRE(selected.size() == 2);
   CHECK(label_value(selected[0]->labels, "port") == "1");
   CHECK(label_value(selected[1]->labels, "port") == "2");
-  CHECK(selected[1]->points.size() == 1);
+  CHECK(selected[1]->points().size() == 1);
 }
 
 TEST_CASE("History selects in creation order, with or without a metric name", "[rules][history]") {
@@ -151,7 +151,7 @@ const promql::StoredSeries* y_port(const History& h, const std::string& p) {
 
 double newest_value(const promql::StoredSeries* s) {
   REQUIRE(s != nullptr);
-  return s->points.back().v;
+  return s->points().back().v;
 }
 
 }  // namespace
@@ -164,7 +164,7 @@ TEST_CASE("History files a series by its labels, not by where it arrived last ti
   h.ingest({y_gauge("2", 21), y_gauge("1", 11)}, kT0 + 1000);
   CHECK(newest_value(y_port(h, "1")) == 11);
   CHECK(newest_value(y_port(h, "2")) == 21);
-  CHECK(y_port(h, "1")->points.size() == 2);
+  CHECK(y_port(h, "1")->points().size() == 2);
   // A new series at a known position, and a series with one label more than its neighbour.
   Series extra = y_gauge("1", 99);
   extra.labels.emplace_back("priority", "3");
@@ -182,6 +182,6 @@ TEST_CASE("History files a series by its labels, not by where it arrived last ti
   CHECK(y_port(h, "2") == nullptr);
   h.ingest({y_gauge("2", 22), y_gauge("3", 32)}, kT0 + 7000);
   CHECK(newest_value(y_port(h, "2")) == 22);
-  CHECK(y_port(h, "2")->points.size() == 1);
+  CHECK(y_port(h, "2")->points().size() == 1);
   CHECK(newest_value(y_port(h, "3")) == 32);
 }

@@ -1,0 +1,139 @@
+// StoredSeries keeps where its staleness markers and counter resets are, so rate() and
+// increase() of a range selector read a window without copying it. These cases hold that
+// bookkeeping to the points themselves: through appends, replaced samples, pruning and
+// restarts, the in-place rate equals extrapolated_rate over a copy of the window, to the bit.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <random>
+#include <string>
+
+#include "rules/history.h"
+#include "rules/promql/evaluator.h"
+#include "rules/promql/functions.h"
+#include "rules/promql/parser.h"
+#include "rules/promql/storage.h"
+
+using namespace rdmatop;
+using namespace rdmatop::promql;
+
+namespace {
+
+/// The window's non-stale points, copied: what select_range hands extrapolated_rate.
+std::vector<Point> samples_in(const StoredSeries& s, Timestamp start, Timestamp end) {
+  std::vector<Point> out;
+  for (const Point& p : s.points()) {
+    if (p.t >= start && p.t <= end && !is_stale_nan(p.v)) out.push_back(p);
+  }
+  return out;
+}
+
+std::size_t resets_in(const std::vector<Point>& samples) {
+  std::size_t n = 0;
+  for (std::size_t i = 1; i < samples.size(); ++i) n += samples[i].v < samples[i - 1].v ? 1 : 0;
+  return n;
+}
+
+bool same_bits(double a, double b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("StoredSeries::window counts samples and resets without the markers",
+          "[rules][promql][storage]") {
+  StoredSeries s;
+  for (const Point p : {Point{0, 10}, Point{1000, 20}, Point{2000, stale_nan()}, Point{3000, 5},
+                        Point{4000, 7}, Point{5000, 3}}) {
+    s.append(p);
+  }
+  StoredWindow all = s.window(0, 5000);
+  CHECK(all.end - all.begin == 6);
+  CHECK(all.samples == 5);
+  CHECK(all.resets == 2);  // 20 -> 5 across the marker, and 7 -> 3
+  CHECK(all.first.v == 10);
+  CHECK(all.last.v == 3);
+
+  // A window starting on a reset: its first sample is no reset within the window.
+  StoredWindow late = s.window(3000, 5000);
+  CHECK(late.samples == 3);
+  CHECK(late.resets == 1);
+  CHECK(late.first.v == 5);
+
+  // A window holding only the marker has no samples.
+  CHECK(s.window(1500, 2500).samples == 0);
+
+  // Replacing the last sample replaces its reset flag too.
+  s.append(Point{5000, 9});
+  CHECK(s.window(0, 5000).resets == 1);
+  s.append(Point{5000, 1});
+  CHECK(s.window(0, 5000).resets == 2);
+
+  // Dropping the front keeps the counts of what is left.
+  s.drop_before(3000);
+  REQUIRE(s.points().size() == 3);
+  StoredWindow kept = s.window(0, 5000);
+  CHECK(kept.samples == 3);
+  CHECK(kept.resets == 1);  // 7 -> 1; 5 is now the first sample
+
+  s.clear();
+  CHECK(s.window(0, 5000).samples == 0);
+  s.append(Point{6000, 4});
+  s.append(Point{7000, 2});
+  CHECK(s.window(0, 7000).resets == 1);  // indices keep counting after a clear
+}
+
+TEST_CASE("rate, increase and delta read in place equal extrapolated_rate over a copy",
+          "[rules][promql][storage]") {
+  std::mt19937 rng(20261203);
+  const Labels labels = {{kMetricNameLabel, "x_total"}};
+  const char* const functions[] = {"rate", "increase", "delta"};
+  const int ranges_s[] = {5, 30, 120};
+  std::size_t compared = 0;
+  std::size_t with_resets = 0;
+  for (int round = 0; round < 40; ++round) {
+    History h(90 * 1000);
+    double value = 0;
+    Timestamp t = 0;
+    for (int step = 0; step < 300; ++step) {
+      t += 1000 + static_cast<Timestamp>(rng() % 3) * 500;
+      const auto roll = rng() % 100;
+      if (roll < 5) {
+        h.append(labels, t, stale_nan());
+      } else if (roll < 10) {
+        value = static_cast<double>(rng() % 50);  // a reset (or not: a draw above the last)
+        h.append(labels, t, value);
+      } else {
+        value += static_cast<double>(rng() % 1000) / 7.0;
+        h.append(labels, t, value);
+        if (roll < 15) h.append(labels, t, value + 0.5);  // the same timestamp, replaced
+      }
+      if (step % 17 == 0) h.prune(t);
+      const StoredSeries* s = h.find(labels);
+      if (s == nullptr) continue;
+      for (const char* f : functions) {
+        for (const int r : ranges_s) {
+          const Timestamp range = r * 1000;
+          const std::vector<Point> copy = samples_in(*s, t - range, t);
+          const std::string expr = std::string(f) + "(x_total[" + std::to_string(r) + "s])";
+          auto parsed = parse_expr(expr);
+          REQUIRE(parsed.ok());
+          auto v = evaluate(*parsed.expr(), h, t);
+          REQUIRE(v.ok());
+          const auto expected = extrapolated_rate(copy, t - range, t, std::strcmp(f, "delta") != 0,
+                                                  std::strcmp(f, "rate") == 0);
+          INFO(expr << " at " << t << ", " << copy.size() << " samples");
+          REQUIRE(v->vector.size() == (expected ? 1u : 0u));
+          if (!expected) continue;
+          CHECK(same_bits(v->vector[0].value, *expected));
+          ++compared;
+          with_resets += resets_in(copy) > 0 ? 1 : 0;
+        }
+      }
+    }
+  }
+  // The draws must have reached both paths: windows with resets and windows without.
+  CHECK(compared > 10000);
+  CHECK(with_resets > 1000);
+  CHECK(compared - with_resets > 1000);
+}
