@@ -211,6 +211,19 @@ void check_unique(const Vector& v) {
   }
 }
 
+/// A comparison with a number literal (`rate(x[1m]) >= 0.5`, `0 < x`), applied where the
+/// operand's samples are made: a sample it drops is never built and its labels never copied.
+/// On a healthy host nearly every sample of the built-in rules is dropped there.
+struct KeepIf {
+  BinaryOp op;
+  double number;
+  bool number_on_left;
+  /// engine.go VectorscalarBinop: the sample keeps its value and labels when this holds.
+  bool keeps(double v) const {
+    return (number_on_left ? elem_binop(op, number, v) : elem_binop(op, v, number)).second;
+  }
+};
+
 class Evaluator {
  public:
   Evaluator(const Queryable& storage, Timestamp ts, Timestamp query_ts, const EvalOptions& options,
@@ -293,7 +306,8 @@ class Evaluator {
 
   // Latest sample in [ref - lookback, ref]; a stale marker there means "no sample"
   // (engine.go `vectorSelectorSingle`). `times`, when given, receives each sample's timestamp.
-  Vector select_instant(const Expr& e, Timestamp ref, std::vector<Timestamp>* times = nullptr) {
+  Vector select_instant(const Expr& e, Timestamp ref, std::vector<Timestamp>* times = nullptr,
+                        const KeepIf* keep = nullptr) {
     Vector out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
       const auto& points = s->points();
@@ -302,9 +316,10 @@ class Evaluator {
       if (it == points.begin()) continue;
       --it;
       if (it->t < ref - options_.lookback_ms || is_stale_nan(it->v)) continue;
+      budget_.take(1, "an instant selector");
+      if (keep != nullptr && !keep->keeps(it->v)) continue;
       out.push_back(Sample{s->labels, it->v});
       if (times != nullptr) times->push_back(it->t);
-      budget_.take(1, "an instant selector");
     }
     return out;
   }
@@ -357,7 +372,8 @@ class Evaluator {
     return out;
   }
 
-  static const Expr* range_operand_of(const Expr& arg) {
+  // The expression inside any parentheses around `arg`.
+  static const Expr* without_parens(const Expr& arg) {
     const Expr* r = &arg;
     while (r->kind == ExprKind::paren) r = r->args[0].get();
     return r;
@@ -366,8 +382,7 @@ class Evaluator {
   // The range argument of a call, inside any parentheses (`changes((x[5m]))`).
   static const Expr* range_operand(const Expr& call) {
     for (const auto& a : call.args) {
-      const Expr* r = a.get();
-      while (r->kind == ExprKind::paren) r = r->args[0].get();
+      const Expr* r = without_parens(*a);
       if (r->kind == ExprKind::matrix_selector || r->kind == ExprKind::subquery) return r;
     }
     return nullptr;
@@ -538,7 +553,7 @@ class Evaluator {
     const std::string& f = e.text;
     std::vector<double> params;  // the scalar arguments, in order
     for (const auto& a : e.args) {
-      if (range_operand_of(*a) != &range_expr) params.push_back(eval(*a).scalar);
+      if (without_parens(*a) != &range_expr) params.push_back(eval(*a).scalar);
     }
     const double param = params.empty() ? 0 : params[0];
     if (f == "holt_winters") {
@@ -593,7 +608,7 @@ class Evaluator {
   // the cost does not grow with the window. Only a window with a counter reset is walked, to
   // add its corrections in order. The same results as extrapolated_rate over select_range's
   // copy, to the last bit.
-  Vector rate_in_place(const Expr& e, bool is_counter, bool is_rate) {
+  Vector rate_in_place(const Expr& e, bool is_counter, bool is_rate, const KeepIf* keep = nullptr) {
     const Timestamp end = ref_time(e);
     const Timestamp start = end - e.range_ms;
     Vector out;
@@ -603,14 +618,15 @@ class Evaluator {
       if (w.samples < 2) continue;
       const double change =
           is_counter && w.resets > 0 ? sample_change(w.begin, w.end, true) : w.last.v - w.first.v;
-      const RateSamples samples{w.first, w.last, w.samples, change};
+      const double value = extrapolate(RateSamples{w.first, w.last, w.samples, change}, start, end,
+                                       is_counter, is_rate);
+      if (keep != nullptr && !keep->keeps(value)) continue;
       Labels labels;  // every label but the name, without copying the name first
       labels.reserve(s->labels.size());
       for (const auto& kv : s->labels) {
         if (kv.first != kMetricNameLabel) labels.push_back(kv);
       }
-      out.push_back(
-          Sample{std::move(labels), extrapolate(samples, start, end, is_counter, is_rate)});
+      out.push_back(Sample{std::move(labels), value});
     }
     // Stored series have distinct label sets: when they all share one name (the selector
     // names its metric, as the built-in rules' do), dropping it leaves them distinct.
@@ -742,7 +758,30 @@ class Evaluator {
     return in;
   }
 
+  // `operand OP number` or `number OP operand` with a comparison (no `bool`) whose operand is
+  // a vector selector or rate/increase/delta of a range selector: evaluated with the
+  // comparison applied as the samples are made. nullopt for any other expression.
+  std::optional<Vector> eval_compared_with_number(const Expr& e) {
+    if (!is_comparison(e.op) || e.return_bool) return std::nullopt;
+    const Expr* left = without_parens(*e.args[0]);
+    const Expr* right = without_parens(*e.args[1]);
+    const bool number_on_left = left->kind == ExprKind::number;
+    if (!number_on_left && right->kind != ExprKind::number) return std::nullopt;
+    const Expr* operand = number_on_left ? right : left;
+    const KeepIf keep{e.op, (number_on_left ? left : right)->number, number_on_left};
+    if (operand->kind == ExprKind::vector_selector) {
+      return select_instant(*operand, ref_time(*operand), nullptr, &keep);
+    }
+    if (operand->kind != ExprKind::call || operand->args.size() != 1) return std::nullopt;
+    const std::string& f = operand->text;
+    if (f != "rate" && f != "increase" && f != "delta") return std::nullopt;
+    const Expr* range = without_parens(*operand->args[0]);
+    if (range->kind != ExprKind::matrix_selector) return std::nullopt;
+    return rate_in_place(*range, f != "delta", f == "rate", &keep);
+  }
+
   Value eval_binary(const Expr& e) {
+    if (auto compared = eval_compared_with_number(e)) return vector(std::move(*compared));
     Value lhs = eval(*e.args[0]);
     Value rhs = eval(*e.args[1]);
     if (lhs.type == ValueType::scalar && rhs.type == ValueType::scalar) {
