@@ -623,8 +623,9 @@ class Evaluator {
       if (keep != nullptr && !keep->keeps(value)) continue;
       Labels labels;  // every label but the name, without copying the name first
       labels.reserve(s->labels.size());
+      constexpr std::string_view metric_name = kMetricNameLabel;
       for (const auto& kv : s->labels) {
-        if (kv.first != kMetricNameLabel) labels.push_back(kv);
+        if (kv.first != metric_name) labels.push_back(kv);
       }
       out.push_back(Sample{std::move(labels), value});
     }
