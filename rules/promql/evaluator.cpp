@@ -324,22 +324,32 @@ class Evaluator {
     return out;
   }
 
-  // All non-stale samples in the closed window [ts - offset - range, ts - offset].
-  Matrix select_range(const Expr& e) {
+  // `visit(series, window, start, end)` for each series a range selector selects, with its
+  // closed window [ts - offset - range, ts - offset]; every point in it, staleness markers
+  // included, counts against the sample budget.
+  template <class Visit>
+  void for_each_window(const Expr& e, const Visit& visit) {
     const Timestamp end = ref_time(e);
     const Timestamp start = end - e.range_ms;
-    Matrix out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
       const StoredWindow w = s->window(start, end);
       budget_.take(static_cast<std::uint64_t>(w.end - w.begin), "a range selector");
-      if (w.samples == 0) continue;
-      RangeSeries rs{s->labels, {}};
+      visit(*s, w, start, end);
+    }
+  }
+
+  // All non-stale samples in each selected series' window.
+  Matrix select_range(const Expr& e) {
+    Matrix out;
+    for_each_window(e, [&out](const StoredSeries& s, const StoredWindow& w, Timestamp, Timestamp) {
+      if (w.samples == 0) return;
+      RangeSeries rs{s.labels, {}};
       rs.points.reserve(w.samples);  // sized once, not grown per point
       for (auto it = w.begin; it != w.end; ++it) {
         if (!is_stale_nan(it->v)) rs.points.push_back(*it);
       }
       out.push_back(std::move(rs));
-    }
+    });
     return out;
   }
 
@@ -609,26 +619,23 @@ class Evaluator {
   // add its corrections in order. The same results as extrapolated_rate over select_range's
   // copy, to the last bit.
   Vector rate_in_place(const Expr& e, bool is_counter, bool is_rate, const KeepIf* keep = nullptr) {
-    const Timestamp end = ref_time(e);
-    const Timestamp start = end - e.range_ms;
     Vector out;
-    for (const StoredSeries* s : storage_.select(e.matchers)) {
-      const StoredWindow w = s->window(start, end);
-      budget_.take(static_cast<std::uint64_t>(w.end - w.begin), "a range selector");
-      if (w.samples < 2) continue;
-      const double change =
-          is_counter && w.resets > 0 ? sample_change(w.begin, w.end, true) : w.last.v - w.first.v;
-      const double value = extrapolate(RateSamples{w.first, w.last, w.samples, change}, start, end,
-                                       is_counter, is_rate);
-      if (keep != nullptr && !keep->keeps(value)) continue;
-      Labels labels;  // every label but the name, without copying the name first
-      labels.reserve(s->labels.size());
-      constexpr std::string_view metric_name = kMetricNameLabel;
-      for (const auto& kv : s->labels) {
-        if (kv.first != metric_name) labels.push_back(kv);
-      }
-      out.push_back(Sample{std::move(labels), value});
-    }
+    for_each_window(
+        e, [&](const StoredSeries& s, const StoredWindow& w, Timestamp start, Timestamp end) {
+          if (w.samples < 2) return;
+          const double change = is_counter && w.resets > 0 ? sample_change(w.begin, w.end, true)
+                                                           : w.last.v - w.first.v;
+          const double value = extrapolate(RateSamples{w.first, w.last, w.samples, change}, start,
+                                           end, is_counter, is_rate);
+          if (keep != nullptr && !keep->keeps(value)) return;
+          Labels labels;  // every label but the name, without copying the name first
+          labels.reserve(s.labels.size());
+          constexpr std::string_view metric_name = kMetricNameLabel;
+          for (const auto& kv : s.labels) {
+            if (kv.first != metric_name) labels.push_back(kv);
+          }
+          out.push_back(Sample{std::move(labels), value});
+        });
     // Stored series have distinct label sets: when they all share one name (the selector
     // names its metric, as the built-in rules' do), dropping it leaves them distinct.
     const bool one_name = std::any_of(e.matchers.begin(), e.matchers.end(), [](const auto& m) {
