@@ -623,18 +623,13 @@ class Evaluator {
     for_each_window(
         e, [&](const StoredSeries& s, const StoredWindow& w, Timestamp start, Timestamp end) {
           if (w.samples < 2) return;
-          const double change = is_counter && w.resets > 0 ? sample_change(w.begin, w.end, true)
-                                                           : w.last.v - w.first.v;
+          const double change = is_counter && w.resets > 0
+                                    ? counter_change(w.begin, w.end, w.first.v, w.last.v)
+                                    : w.last.v - w.first.v;
           const double value = extrapolate(RateSamples{w.first, w.last, w.samples, change}, start,
                                            end, is_counter, is_rate);
           if (keep != nullptr && !keep->keeps(value)) return;
-          Labels labels;  // every label but the name, without copying the name first
-          labels.reserve(s.labels.size());
-          constexpr std::string_view metric_name = kMetricNameLabel;
-          for (const auto& kv : s.labels) {
-            if (kv.first != metric_name) labels.push_back(kv);
-          }
-          out.push_back(Sample{std::move(labels), value});
+          out.push_back(Sample{without_metric_name(s.labels), value});
         });
     // Stored series have distinct label sets: when they all share one name (the selector
     // names its metric, as the built-in rules' do), dropping it leaves them distinct.

@@ -100,8 +100,11 @@ const FunctionSpec* find_function(const std::string& name) {
 std::optional<double> extrapolated_rate(const std::vector<Point>& points, Timestamp range_start,
                                         Timestamp range_end, bool is_counter, bool is_rate) {
   if (points.size() < 2) return std::nullopt;
-  const RateSamples window{points.front(), points.back(), points.size(),
-                           sample_change(points.begin(), points.end(), is_counter)};
+  const Point& first = points.front();
+  const Point& last = points.back();
+  const double change =
+      is_counter ? counter_change(points.begin(), points.end(), first.v, last.v) : last.v - first.v;
+  const RateSamples window{first, last, points.size(), change};
   return extrapolate(window, range_start, range_end, is_counter, is_rate);
 }
 

@@ -45,19 +45,15 @@ struct RateSamples {
 double extrapolate(const RateSamples& window, Timestamp range_start, Timestamp range_end,
                    bool is_counter, bool is_rate);
 
-/// last - first over the samples in [begin, end) (staleness markers skipped, at least one
-/// sample), plus for a counter the value before each reset: the counter restarted from zero.
+/// A counter's change over the samples in [begin, end) (staleness markers skipped), whose
+/// first and last values are `first` and `last`: last - first, plus the value before each
+/// reset (the counter restarted from zero).
 template <class Iterator>
-double sample_change(Iterator begin, Iterator end, bool is_counter) {
-  auto last = end;
-  do --last;
-  while (is_stale_nan(last->v));
-  while (is_stale_nan(begin->v)) ++begin;
+double counter_change(Iterator begin, Iterator end, double first, double last) {
   // last - first, then each correction added in the window's order, as Prometheus does: the
   // last bits of the sum depend on it.
-  double result = last->v - begin->v;
-  if (!is_counter) return result;
-  double prev = begin->v;
+  double result = last - first;
+  double prev = first;
   for (; begin != end; ++begin) {
     if (is_stale_nan(begin->v)) continue;
     if (begin->v < prev) result += prev;

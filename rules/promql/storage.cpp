@@ -1,7 +1,6 @@
 #include "rules/promql/storage.h"
 
 #include <algorithm>
-#include <iterator>
 
 namespace rdmatop::promql {
 

@@ -84,9 +84,16 @@ std::uint64_t hash_labels(const Labels& labels) {
   return h;
 }
 
-Labels without_metric_name(Labels labels) {
-  delete_label(labels, kMetricNameLabel);
-  return labels;
+Labels without_metric_name(const Labels& labels) {
+  // Copies every label but the name, rather than copying the name and erasing it: the
+  // in-place rate calls this once per series per evaluation.
+  constexpr std::string_view metric_name = kMetricNameLabel;
+  Labels out;
+  out.reserve(labels.size());
+  for (const auto& kv : labels) {
+    if (kv.first != metric_name) out.push_back(kv);
+  }
+  return out;
 }
 
 std::string format_labels(const Labels& labels) {

@@ -65,7 +65,7 @@ const char* to_string(ValueType type);
 // Label-set helpers (labels are always kept sorted by name).
 void set_label(Labels& labels, const std::string& name, const std::string& value);
 void delete_label(Labels& labels, const std::string& name);
-Labels without_metric_name(Labels labels);
+Labels without_metric_name(const Labels& labels);
 /// `{a="x", b="y"}` style, with the metric name in front when present (as Prometheus prints).
 std::string format_labels(const Labels& labels);
 /// Mixes one label into a running hash (start from 0). Hash tables keyed by label sets use it
