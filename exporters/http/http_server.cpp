@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <ctime>
 #include <deque>
@@ -111,8 +112,14 @@ std::size_t connections_that_fit(std::size_t wanted) {
 Response text_response(int status, std::string body) {
   Response r;
   r.status = status;
-  r.body = std::make_shared<const std::string>(std::move(body));
+  r.body = {std::make_shared<const std::string>(std::move(body))};
   return r;
+}
+
+std::size_t body_size(const BodyParts& parts) {
+  std::size_t size = 0;
+  for (const auto& part : parts) size += part->size();
+  return size;
 }
 
 std::string response_head(const Response& response, std::size_t body_size, bool close) {
@@ -136,7 +143,7 @@ struct HttpServer::Impl {
     bool head_only = false;  ///< the request being answered is a HEAD
     bool close_after = false;
     std::string out_head;
-    std::shared_ptr<const std::string> out_body;
+    BodyParts out_body;
     std::size_t out_done = 0;  ///< bytes of head + body written
     Clock::time_point deadline{};
     std::list<std::uint64_t>::iterator waiting_pos;  ///< in `waiting_for_request` when reading
@@ -261,9 +268,9 @@ struct HttpServer::Impl {
     if (c.state == State::reading) waiting_for_request.erase(c.waiting_pos);
     c.state = State::writing;
     c.close_after = close;
-    const std::size_t size = response.body ? response.body->size() : 0;
-    c.out_head = response_head(response, size, close);
-    c.out_body = c.head_only ? nullptr : std::move(response.body);
+    c.out_head = response_head(response, body_size(response.body), close);
+    c.out_body.clear();
+    if (!c.head_only) c.out_body = std::move(response.body);
     c.out_done = 0;
     requests.fetch_add(1, std::memory_order_relaxed);
     set_deadline(id, c, Clock::now() + limits.write_timeout);
@@ -332,22 +339,26 @@ struct HttpServer::Impl {
   }
 
   void on_writable(std::uint64_t id, Connection& c) {
-    const std::size_t body_size = c.out_body ? c.out_body->size() : 0;
-    const std::size_t total = c.out_head.size() + body_size;
+    const std::size_t total = c.out_head.size() + body_size(c.out_body);
+    std::vector<iovec> iov;
+    iov.reserve(1 + c.out_body.size());
     while (c.out_done < total) {
-      std::array<iovec, 2> iov{};
-      int count = 0;
-      if (c.out_done < c.out_head.size()) {
-        iov[count++] = {c.out_head.data() + c.out_done, c.out_head.size() - c.out_done};
-      }
-      const std::size_t body_done =
-          c.out_done > c.out_head.size() ? c.out_done - c.out_head.size() : 0;
-      if (body_size > body_done) {
-        iov[count++] = {const_cast<char*>(c.out_body->data()) + body_done, body_size - body_done};
-      }
+      // The parts not yet sent, the first of them from where the last write stopped.
+      iov.clear();
+      std::size_t skip = c.out_done;
+      const auto add = [&](const char* data, std::size_t size) {
+        if (skip >= size) {
+          skip -= size;
+          return;
+        }
+        iov.push_back({const_cast<char*>(data) + skip, size - skip});
+        skip = 0;
+      };
+      add(c.out_head.data(), c.out_head.size());
+      for (const auto& part : c.out_body) add(part->data(), part->size());
       msghdr msg{};
       msg.msg_iov = iov.data();
-      msg.msg_iovlen = static_cast<std::size_t>(count);
+      msg.msg_iovlen = std::min<std::size_t>(iov.size(), IOV_MAX);
       const ssize_t n = ::sendmsg(c.fd, &msg, MSG_NOSIGNAL);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -361,7 +372,7 @@ struct HttpServer::Impl {
       return;
     }
     c.out_head.clear();
-    c.out_body.reset();
+    c.out_body.clear();
     c.state = State::reading;
     c.waiting_pos = waiting_for_request.insert(waiting_for_request.end(), id);
     watch(id, c, EPOLLIN | EPOLLRDHUP);

@@ -41,10 +41,17 @@ struct ServerLimits {
 /// A client's IPv6 address, IPv4 mapped (::ffff:a.b.c.d): the key of per-client limits.
 using ClientAddress = std::array<std::uint8_t, 16>;
 
+/// A body as the parts it is sent in, in order: shared, so one rendered page serves many
+/// connections and a response can add a few bytes of its own without copying the page.
+using BodyParts = std::vector<std::shared_ptr<const std::string>>;
+
+/// The bytes of all `parts`.
+std::size_t body_size(const BodyParts& parts);
+
 struct Response {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
-  std::shared_ptr<const std::string> body;  ///< shared: one page serves many connections
+  BodyParts body;
   std::vector<std::pair<std::string, std::string>> headers;  ///< extra fields
 };
 

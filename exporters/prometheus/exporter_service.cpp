@@ -45,11 +45,15 @@ void ExporterService::poll_once() {
   const std::shared_ptr<const PublishedTick> report = monitor_.step();
   const double took =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const std::lock_guard<std::mutex> lock(mutex_);
-  ++poll_.polls;
-  if (report != nullptr) count_source_errors(report->snapshot, poll_.source_errors);
-  poll_.last_poll_duration_seconds = took;
-  poll_.last_poll_end_unix_seconds = unix_seconds_now();
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    ++poll_.polls;
+    if (report != nullptr) count_source_errors(report->snapshot, poll_.source_errors);
+    poll_.last_poll_duration_seconds = took;
+    poll_.last_poll_end_unix_seconds = unix_seconds_now();
+  }
+  // Rendered here, on the poll thread, so that no scrape waits for it.
+  page_->publish(*collectable_->families());
 }
 
 void ExporterService::poll_loop(const std::stop_token& stop) {
@@ -78,10 +82,10 @@ ExporterView ExporterService::view() const {
 }
 
 http::Response ExporterService::metrics_response(const http::Request& request) {
-  const MetricsBody body = page_->render(http::accepts_gzip(request.accept_encoding));
+  MetricsBody body = page_->render(http::accepts_gzip(request.accept_encoding));
   http::Response r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-  r.body = body.text;
+  r.body = std::move(body.parts);
   if (body.gzip) r.headers.emplace_back("Content-Encoding", "gzip");
   return r;
 }
@@ -147,10 +151,10 @@ Result<int> ExporterService::start() {
   const Result<int> fd = open_listener(*address, SOMAXCONN);
   if (!fd) return fd.error();
   const int port = bound_port(*fd);
-  poll_once();
   collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_,
                                                      options_.read_process);
-  page_ = std::make_unique<MetricsPage>(collectable_);
+  page_ = std::make_unique<MetricsPage>();
+  poll_once();
   if (!options_.basic_auth_users.empty()) {
     BasicAuthOptions auth;
     auth.users = options_.basic_auth_users;

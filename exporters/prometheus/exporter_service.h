@@ -1,9 +1,10 @@
 // The exporter's runtime: an HTTP server (http_server.h: one epoll thread, deadlines and caps
 // against slow and idle clients) serving /metrics, a landing page at / and /-/healthy, basic
 // auth on /metrics (basic_auth.h), and ONE poll thread that calls Monitor::step()
-// every interval. Collection is decoupled from scrapes: a scrape only serializes the latest
-// PublishedTick, so concurrent scrapes never read the kernel nor wait for each other or for
-// a collection, and a scrape storm cannot make the kernel reads more frequent.
+// every interval and renders the /metrics page of each collection (metrics_page.h).
+// Collection is decoupled from scrapes: a scrape only sends the latest rendered page, so
+// concurrent scrapes never read the kernel nor wait for each other or for a collection, and a
+// scrape storm cannot make the kernel reads more frequent.
 #pragma once
 
 #include <condition_variable>

@@ -57,9 +57,9 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
                                                             const MetricsOptions& options);
 
 /// Adapts build_metric_families to prometheus-cpp's pull interface. `view` must be cheap and
-/// thread-safe: scrapes call it concurrently and must never touch the kernel. The families are
-/// built once per collection (per PublishedTick and poll count) and every scrape of that
-/// collection is served the cached families: building them was most of a scrape's time.
+/// thread-safe and must never touch the kernel. The families are built once per collection
+/// (per PublishedTick and poll count): the exporter's poll thread asks for them after each
+/// collection and renders its page from them (metrics_page.h).
 /// Each rebuild also reads the exporter's own process metrics with `read_process` (on a host,
 /// a few small procfs reads of /proc/self, never sysfs or the NIC; empty: no process_*).
 class ReportCollectable : public prometheus::Collectable {

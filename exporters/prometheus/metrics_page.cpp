@@ -1,12 +1,13 @@
 #include "exporters/prometheus/metrics_page.h"
 
 #include <prometheus/text_serializer.h>
-#include <zlib.h>
+
+#include <chrono>
+#include <utility>
 
 namespace rdmatop {
 
-MetricsPage::MetricsPage(std::shared_ptr<ReportCollectable> collectable)
-    : collectable_(std::move(collectable)), registry_(std::make_shared<prometheus::Registry>()) {
+MetricsPage::MetricsPage() : registry_(std::make_shared<prometheus::Registry>()) {
   // As prometheus-cpp 1.0.1's pull/src/handler.cc defines them.
   transferred_bytes_ = &prometheus::BuildCounter()
                             .Name("exposer_transferred_bytes_total")
@@ -26,55 +27,62 @@ MetricsPage::MetricsPage(std::shared_ptr<ReportCollectable> collectable)
            .Add({}, prometheus::Summary::Quantiles{{0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}});
 }
 
-MetricsBody MetricsPage::render(bool accept_gzip) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto families = collectable_->families();
-  std::shared_ptr<const std::string> report_text;
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (cached_families_ == families) report_text = cached_text_;
-  }
-  const prometheus::TextSerializer serializer;
-  if (report_text == nullptr) {
-    // Serialized outside the lock; two scrapes racing on a new collection make the same text.
-    report_text = std::make_shared<const std::string>(serializer.Serialize(*families));
-    const std::lock_guard<std::mutex> lock(mutex_);
-    cached_families_ = families;
-    cached_text_ = report_text;
-  }
-  scrapes_->Increment();
-  std::string text = *report_text + serializer.Serialize(registry_->Collect());
-  MetricsBody body;
-  if (accept_gzip) {
-    std::string compressed = gzip_compress(text);
-    if (!compressed.empty()) {
-      text = std::move(compressed);
-      body.gzip = true;
+void MetricsPage::publish(const std::vector<prometheus::MetricFamily>& families) {
+  Rendered page;
+  page.text = std::make_shared<const std::string>(prometheus::TextSerializer().Serialize(families));
+  if (gzip_wanted_.load(std::memory_order_relaxed)) {
+    if (auto front = http::gzip_front(*page.text)) {
+      page.gzip = std::make_shared<const http::GzipFront>(std::move(*front));
     }
   }
-  transferred_bytes_->Increment(static_cast<double>(text.size()));
+  const std::lock_guard<std::mutex> lock(mutex_);
+  rendered_ = std::move(page);
+}
+
+MetricsPage::Rendered MetricsPage::rendered() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return rendered_;
+}
+
+std::shared_ptr<const http::GzipFront> MetricsPage::gzip_front_of(const Rendered& page) {
+  gzip_wanted_.store(true, std::memory_order_relaxed);
+  if (page.gzip != nullptr) return page.gzip;
+  const std::string_view text = page.text != nullptr ? std::string_view(*page.text) : "";
+  auto front = http::gzip_front(text);
+  if (!front) return nullptr;
+  auto shared = std::make_shared<const http::GzipFront>(std::move(*front));
+  // Kept for the other scrapes of this collection, unless a newer one was published meanwhile.
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (rendered_.text == page.text && rendered_.gzip == nullptr) rendered_.gzip = shared;
+  return shared;
+}
+
+MetricsBody MetricsPage::render(bool accept_gzip) {
+  const auto start = std::chrono::steady_clock::now();
+  const Rendered page = rendered();
+  scrapes_->Increment();
+  auto own =
+      std::make_shared<std::string>(prometheus::TextSerializer().Serialize(registry_->Collect()));
+  MetricsBody body;
+  if (accept_gzip) {
+    if (auto front = gzip_front_of(page)) {
+      if (auto tail = http::gzip_tail(*front, *own)) {
+        // The front's bytes stay owned by the shared front (aliasing constructor).
+        body.parts = {std::shared_ptr<const std::string>(front, &front->bytes),
+                      std::make_shared<const std::string>(std::move(*tail))};
+        body.gzip = true;
+      }
+    }
+  }
+  if (!body.gzip) {
+    if (page.text != nullptr) body.parts.push_back(page.text);
+    body.parts.push_back(std::move(own));
+  }
+  transferred_bytes_->Increment(static_cast<double>(http::body_size(body.parts)));
   latencies_->Observe(static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(
                                               std::chrono::steady_clock::now() - start)
                                               .count()));
-  body.text = std::make_shared<const std::string>(std::move(text));
   return body;
-}
-
-std::string gzip_compress(const std::string& text) {
-  z_stream stream{};
-  // windowBits 15 + 16: a gzip wrapper instead of zlib's (zlib.h, deflateInit2).
-  if (deflateInit2(&stream, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
-    return {};
-  }
-  std::string out(deflateBound(&stream, text.size()), '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  stream.avail_in = static_cast<uInt>(text.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&stream, Z_FINISH);
-  out.resize(stream.total_out);
-  deflateEnd(&stream);
-  return rc == Z_STREAM_END ? out : std::string();
 }
 
 }  // namespace rdmatop

@@ -1,49 +1,64 @@
-// The /metrics body: the families of the latest collection, serialized once per collection by
-// prometheus-cpp's TextSerializer (text format 0.0.4) and shared by every scrape of it, plus
-// the few families that change per scrape (exposer_scrapes_total,
-// exposer_transferred_bytes_total, exposer_request_latencies: the names prometheus-cpp's
-// Exposer used, kept for dashboards), and gzip when the scraper accepts it (as the Exposer did).
+// The /metrics body. The families of a collection are rendered once, by the poll thread right
+// after the collection (publish), as text format 0.0.4 by prometheus-cpp's TextSerializer and,
+// once any scraper has asked for gzip, as the shared front of a gzip member (gzip_parts.h).
+// A scrape then only sends those bytes, plus the few families that change per scrape
+// (exposer_scrapes_total, exposer_transferred_bytes_total, exposer_request_latencies: the names
+// prometheus-cpp's Exposer used, kept for dashboards): no scrape waits for a rendering, the
+// first after a collection included, which is every scrape when Prometheus scrapes less often
+// than rdmatop collects.
 #pragma once
 
 #include <prometheus/counter.h>
+#include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 #include <prometheus/summary.h>
 
-#include <chrono>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include "exporters/prometheus/metrics_collectable.h"
+#include "exporters/http/gzip_parts.h"
+#include "exporters/http/http_server.h"
 
 namespace rdmatop {
 
 struct MetricsBody {
-  std::shared_ptr<const std::string> text;
-  bool gzip = false;  ///< text is gzip-compressed (Content-Encoding: gzip)
+  http::BodyParts parts;
+  bool gzip = false;  ///< the parts are one gzip member (Content-Encoding: gzip)
 };
 
 class MetricsPage {
  public:
-  explicit MetricsPage(std::shared_ptr<ReportCollectable> collectable);
+  MetricsPage();
 
-  /// The body of one scrape; thread-safe.
+  /// Renders a collection's families, which every later scrape serves; thread-safe.
+  void publish(const std::vector<prometheus::MetricFamily>& families);
+
+  /// The body of one scrape; thread-safe. Before the first publish: the per-scrape families.
   MetricsBody render(bool accept_gzip);
 
  private:
-  std::shared_ptr<ReportCollectable> collectable_;
+  struct Rendered {
+    std::shared_ptr<const std::string> text;
+    /// Null until a scraper asks for gzip: a collection nobody scrapes compressed is never
+    /// compressed.
+    std::shared_ptr<const http::GzipFront> gzip;
+  };
+  Rendered rendered() const;
+  /// The gzip front of `text`, made now by the first gzip scrape after a publish that did not
+  /// make one.
+  std::shared_ptr<const http::GzipFront> gzip_front_of(const Rendered& page);
+
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Counter* transferred_bytes_ = nullptr;
   prometheus::Counter* scrapes_ = nullptr;
   prometheus::Summary* latencies_ = nullptr;
 
-  std::mutex mutex_;  // guards the cache
-  std::shared_ptr<const std::vector<prometheus::MetricFamily>> cached_families_;
-  std::shared_ptr<const std::string> cached_text_;
+  std::atomic<bool> gzip_wanted_{false};  ///< a scraper has asked for gzip
+  mutable std::mutex mutex_;              // guards rendered_
+  Rendered rendered_;
 };
-
-/// gzip (RFC 1952) of `text` at the fastest level; empty on failure.
-std::string gzip_compress(const std::string& text);
 
 }  // namespace rdmatop
