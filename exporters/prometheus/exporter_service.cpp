@@ -53,7 +53,7 @@ void ExporterService::poll_once() {
     poll_.last_poll_end_unix_seconds = unix_seconds_now();
   }
   // Rendered here, on the poll thread, so that no scrape waits for it.
-  page_->publish(*collectable_->families());
+  page_->publish(collectable_->text(page_->last_size() + 4096));
 }
 
 void ExporterService::poll_loop(const std::stop_token& stop) {

@@ -7,6 +7,7 @@
 
 #include "collector/normalize/metric_catalogue.h"
 #include "exporters/prometheus/probe_metrics.h"
+#include "exporters/prometheus/text_exposition.h"
 
 namespace rdmatop {
 
@@ -30,25 +31,39 @@ MetricType metric_type(MetricKind kind) {
   return MetricType::Untyped;
 }
 
-/// Families by name, so samples of one name from many ports land in one family. HELP and TYPE
-/// come from the family's catalogue row. A name without one (the unit tests fail on any such
-/// series) still makes a valid scrape, untyped, and its HELP says it is uncatalogued, so the
-/// gap shows on the page instead of passing as an ordinary family.
+/// HELP and TYPE of a family, from its catalogue row. A name without one (the unit tests fail on
+/// any such series) still makes a valid scrape, untyped, and its HELP says it is uncatalogued,
+/// so the gap shows on the page instead of passing as an ordinary family.
+struct FamilyHeader {
+  std::string help;
+  MetricType type = MetricType::Untyped;
+};
+
+FamilyHeader family_header(const std::string& name) {
+  const MetricInfo* info = find_metric(name);
+  if (info == nullptr) {
+    return {"uncatalogued: rdmatop's metric catalogue has no row for " + name + " (a bug)",
+            MetricType::Untyped};
+  }
+  return {std::string(info->help), metric_type(info->kind)};
+}
+
+/// Families by name, so samples of one name from many ports land in one family: as
+/// prometheus-cpp's MetricFamily (build_metric_families, ReportCollectable).
 class FamilySet {
  public:
-  void add(const std::string& name, Labels labels, double value) {
+  void add(const std::string& name, const Labels& labels, double value) {
     MetricFamily& family = families_[name];
     if (family.name.empty()) {
       family.name = name;
-      const MetricInfo* info = find_metric(name);
-      family.help = info != nullptr ? std::string(info->help)
-                                    : "uncatalogued: rdmatop's metric catalogue has no row for " +
-                                          name + " (a bug)";
-      family.type = info != nullptr ? metric_type(info->kind) : MetricType::Untyped;
+      FamilyHeader header = family_header(name);
+      family.help = std::move(header.help);
+      family.type = header.type;
     }
     ClientMetric metric;
-    for (auto& [label, label_value_text] : labels) {
-      metric.label.push_back({std::move(label), std::move(label_value_text)});
+    metric.label.reserve(labels.size());
+    for (const auto& [label, label_value_text] : labels) {
+      metric.label.push_back({label, label_value_text});
     }
     switch (family.type) {
       case MetricType::Counter:
@@ -75,11 +90,62 @@ class FamilySet {
   std::map<std::string, MetricFamily> families_;
 };
 
+/// The same families written straight as text lines (render_metrics_text): no MetricFamily,
+/// no label copies, one line appended per sample to its family's text.
+class TextFamilySet {
+ public:
+  void add(const std::string& name, const Labels& labels, double value) {
+    // Samples come in runs of one family (a port's raw counters, say): look it up once a run.
+    if (last_ == nullptr || last_name_ != name) {
+      auto [it, added] = families_.try_emplace(name);
+      if (added) it->second.header = family_header(name);
+      last_ = &it->second;
+      last_name_ = name;
+    }
+    std::string& out = last_->lines;
+    out += name;
+    if (!labels.empty()) {
+      out += '{';
+      bool first = true;
+      for (const auto& [label, label_value_text] : labels) {
+        append_label(out, first, label, label_value_text);
+        first = false;
+      }
+      out += '}';
+    }
+    out += ' ';
+    append_value(out, value);
+    out += '\n';
+  }
+
+  /// The families in name order, `more` (already sorted by name) merged in; where a name is in
+  /// both, this set's family comes first, as merge_metric_families orders them.
+  void write(std::string& out, const std::vector<MetricFamily>& more) const {
+    auto next = more.begin();
+    for (const auto& [name, family] : families_) {
+      for (; next != more.end() && next->name < name; ++next) append_text_exposition(out, {*next});
+      append_family_head(out, name, family.header.help, family.header.type);
+      out += family.lines;
+    }
+    for (; next != more.end(); ++next) append_text_exposition(out, {*next});
+  }
+
+ private:
+  struct Family {
+    FamilyHeader header;
+    std::string lines;
+  };
+  std::map<std::string, Family, std::less<>> families_;
+  Family* last_ = nullptr;
+  std::string last_name_;
+};
+
 double seconds_since_epoch(std::chrono::system_clock::time_point t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();
 }
 
-void add_canonical_series(const PublishedTick& report, FamilySet& out) {
+template <class Families>
+void add_canonical_series(const PublishedTick& report, Families& out) {
   for (const TickPort& port : report.ports) {
     for (const SeriesWithRate& s : port.series) {
       out.add(s.series.name, s.series.labels, s.series.value);
@@ -95,18 +161,23 @@ void add_canonical_series(const PublishedTick& report, FamilySet& out) {
 // Raw driver counters keep their source-native name as a label value: the kernel's names are
 // opaque strings (spaces, brackets) and differ per driver and version, so they cannot be metric
 // names. They are "untyped": most are counters, but some drivers list gauges among them.
+template <class Families>
 void add_raw_map(const std::string& family, const Labels& base, const std::string& key_label,
-                 const CounterMap& counters, const RawCounterFilter& filter, FamilySet& out) {
+                 const CounterMap& counters, const RawCounterFilter& filter, Families& out) {
   const bool ethtool_stats = key_label == "stat";
+  // One label set for the whole map, its last value overwritten per counter (no allocation
+  // once the longest name fits).
+  Labels labels = base;
+  labels.emplace_back(key_label, std::string());
   for (const auto& [name, value] : counters) {
     if (!filter.admits(name, ethtool_stats)) continue;
-    Labels labels = base;
-    labels.emplace_back(key_label, name);
-    out.add(family, std::move(labels), static_cast<double>(value));
+    labels.back().second = name;
+    out.add(family, labels, static_cast<double>(value));
   }
 }
 
-void add_raw_counters(const Snapshot& snapshot, const RawCounterFilter& filter, FamilySet& out) {
+template <class Families>
+void add_raw_counters(const Snapshot& snapshot, const RawCounterFilter& filter, Families& out) {
   for (const DeviceSample& device : snapshot.devices) {
     add_raw_map("rdma_raw_device_hw_counters", {{"device", device.name}}, "counter",
                 device.hw_counters, filter, out);
@@ -124,7 +195,8 @@ void add_raw_counters(const Snapshot& snapshot, const RawCounterFilter& filter, 
   }
 }
 
-void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
+template <class Families>
+void add_info_metrics(const Snapshot& snapshot, Families& out) {
   for (const DeviceSample& device : snapshot.devices) {
     out.add("rdma_device_info",
             {{"board_id", device.board_id},
@@ -159,7 +231,8 @@ void add_info_metrics(const Snapshot& snapshot, FamilySet& out) {
 
 // Alert-style series, like Prometheus' own ALERTS{alertname, alertstate}: pending and firing
 // findings only (a resolved one is not active, so it is absent, as in ALERTS).
-void add_findings(const PublishedTick& report, FamilySet& out) {
+template <class Families>
+void add_findings(const PublishedTick& report, Families& out) {
   for (const Finding& finding : report.findings) {
     if (finding.state == FindingState::resolved) continue;
     std::map<std::string, std::string> labels;
@@ -180,13 +253,15 @@ void add_findings(const PublishedTick& report, FamilySet& out) {
 
 // Coverage: a rule whose inputs no source provides on this host cannot fire, and a dashboard
 // must be able to tell that silence from health.
-void add_rule_coverage(const PublishedTick& report, FamilySet& out) {
+template <class Families>
+void add_rule_coverage(const PublishedTick& report, Families& out) {
   for (const RuleCoverage& c : report.coverage) {
     out.add("rdmatop_rule_evaluable", {{"group", c.group}, {"rule", c.rule}}, c.evaluable ? 1 : 0);
   }
 }
 
-void add_source_status(const Snapshot& snapshot, FamilySet& out) {
+template <class Families>
+void add_source_status(const Snapshot& snapshot, Families& out) {
   // One (source, target) may be read more than once per tick; it is up only if every read was,
   // and without data only if every read found the subsystem absent.
   struct Merged {
@@ -209,7 +284,8 @@ void add_source_status(const Snapshot& snapshot, FamilySet& out) {
   }
 }
 
-void add_self_metrics(const ExporterView& view, const MetricsOptions& options, FamilySet& out) {
+template <class Families>
+void add_self_metrics(const ExporterView& view, const MetricsOptions& options, Families& out) {
   out.add("rdmatop_build_info", {{"version", options.version}}, 1);
   out.add("rdmatop_collections_total", {}, static_cast<double>(view.poll.polls));
   if (view.process) {
@@ -232,6 +308,22 @@ void add_self_metrics(const ExporterView& view, const MetricsOptions& options, F
   out.add("rdmatop_last_collection_timestamp_seconds", {}, view.poll.last_poll_end_unix_seconds);
 }
 
+/// Every family of one view but the probes' (probe_metric_families), into `out`.
+template <class Families>
+void add_families(const ExporterView& view, const MetricsOptions& options, Families& out) {
+  add_self_metrics(view, options, out);
+  if (view.report == nullptr) return;
+  const PublishedTick& report = *view.report;
+  add_canonical_series(report, out);
+  add_info_metrics(report.snapshot, out);
+  add_findings(report, out);
+  add_rule_coverage(report, out);
+  add_source_status(report.snapshot, out);
+  if (options.raw_counters) add_raw_counters(report.snapshot, options.raw_filter, out);
+  out.add("rdmatop_snapshot_timestamp_seconds", {}, seconds_since_epoch(report.snapshot.wall));
+  out.add("rdmatop_rule_errors", {}, static_cast<double>(report.rule_errors.size()));
+}
+
 }  // namespace
 
 void count_source_errors(const Snapshot& snapshot,
@@ -247,21 +339,21 @@ void count_source_errors(const Snapshot& snapshot,
 std::vector<MetricFamily> build_metric_families(const ExporterView& view,
                                                 const MetricsOptions& options) {
   FamilySet out;
-  add_self_metrics(view, options, out);
-  if (view.report != nullptr) {
-    const PublishedTick& report = *view.report;
-    add_canonical_series(report, out);
-    add_info_metrics(report.snapshot, out);
-    add_findings(report, out);
-    add_rule_coverage(report, out);
-    add_source_status(report.snapshot, out);
-    if (options.raw_counters) add_raw_counters(report.snapshot, options.raw_filter, out);
-    out.add("rdmatop_snapshot_timestamp_seconds", {}, seconds_since_epoch(report.snapshot.wall));
-    out.add("rdmatop_rule_errors", {}, static_cast<double>(report.rule_errors.size()));
-  }
+  add_families(view, options, out);
   std::vector<MetricFamily> families = out.take();
   if (view.report != nullptr) merge_metric_families(families, probe_metric_families(*view.report));
   return families;
+}
+
+std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
+                                std::size_t size_hint) {
+  TextFamilySet out;
+  add_families(view, options, out);
+  std::string text;
+  text.reserve(size_hint);
+  out.write(text, view.report != nullptr ? probe_metric_families(*view.report)
+                                         : std::vector<MetricFamily>{});
+  return text;
 }
 
 ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options,
@@ -272,6 +364,19 @@ ReportCollectable::ReportCollectable(std::function<ExporterView()> view, Metrics
 
 std::vector<MetricFamily> ReportCollectable::Collect() const {
   return *families();
+}
+
+ExporterView ReportCollectable::view_with_process() const {
+  ExporterView view = view_();
+  // A process metric that cannot be read is left out.
+  if (read_process_) {
+    if (auto process = read_process_()) view.process = *process;
+  }
+  return view;
+}
+
+std::string ReportCollectable::text(std::size_t size_hint) const {
+  return render_metrics_text(view_with_process(), options_, size_hint);
 }
 
 std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() const {
@@ -285,10 +390,8 @@ std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() c
   }
   // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
   // racing on a new collection may both build it, and both results are identical but for the
-  // process metrics read a moment apart. A process metric that cannot be read is left out.
-  if (read_process_) {
-    if (auto process = read_process_()) view.process = *process;
-  }
+  // process metrics read a moment apart.
+  view = view_with_process();
   auto families =
       std::make_shared<const std::vector<MetricFamily>>(build_metric_families(view, options_));
   const std::lock_guard<std::mutex> lock(mutex_);

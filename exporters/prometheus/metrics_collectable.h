@@ -56,6 +56,12 @@ void count_source_errors(const Snapshot& snapshot,
 std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& view,
                                                             const MetricsOptions& options);
 
+/// The same families as build_metric_families, as the text format 0.0.4: byte for byte what
+/// text_exposition.h (and prometheus-cpp's TextSerializer) write of them, without building them
+/// (the unit test holds the two equal). `size_hint`: the bytes to reserve (the last page's size).
+std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
+                                std::size_t size_hint = 0);
+
 /// Adapts build_metric_families to prometheus-cpp's pull interface. `view` must be cheap and
 /// thread-safe and must never touch the kernel. The families are built once per collection
 /// (per PublishedTick and poll count): the exporter's poll thread asks for them after each
@@ -70,6 +76,9 @@ class ReportCollectable : public prometheus::Collectable {
   /// The families of the latest collection, shared (the same pointer for every scrape of one
   /// collection, so a caller may cache what it derives from them).
   std::shared_ptr<const std::vector<prometheus::MetricFamily>> families() const;
+  /// The latest collection as text (render_metrics_text), with the process metrics read now;
+  /// what the exporter serves. Not cached: the exporter renders each collection once.
+  std::string text(std::size_t size_hint = 0) const;
 
  private:
   struct Cached {
@@ -78,6 +87,8 @@ class ReportCollectable : public prometheus::Collectable {
     std::uint64_t polls = 0;
     std::shared_ptr<const std::vector<prometheus::MetricFamily>> families;
   };
+
+  ExporterView view_with_process() const;
 
   std::function<ExporterView()> view_;
   MetricsOptions options_;

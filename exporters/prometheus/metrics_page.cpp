@@ -1,9 +1,9 @@
 #include "exporters/prometheus/metrics_page.h"
 
-#include <prometheus/text_serializer.h>
-
 #include <chrono>
 #include <utility>
+
+#include "exporters/prometheus/text_exposition.h"
 
 namespace rdmatop {
 
@@ -27,9 +27,10 @@ MetricsPage::MetricsPage() : registry_(std::make_shared<prometheus::Registry>())
            .Add({}, prometheus::Summary::Quantiles{{0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}});
 }
 
-void MetricsPage::publish(const std::vector<prometheus::MetricFamily>& families) {
+void MetricsPage::publish(std::string text) {
+  last_size_.store(text.size(), std::memory_order_relaxed);
   Rendered page;
-  page.text = std::make_shared<const std::string>(prometheus::TextSerializer().Serialize(families));
+  page.text = std::make_shared<const std::string>(std::move(text));
   if (gzip_wanted_.load(std::memory_order_relaxed)) {
     if (auto front = http::gzip_front(*page.text)) {
       page.gzip = std::make_shared<const http::GzipFront>(std::move(*front));
@@ -61,8 +62,8 @@ MetricsBody MetricsPage::render(bool accept_gzip) {
   const auto start = std::chrono::steady_clock::now();
   const Rendered page = rendered();
   scrapes_->Increment();
-  auto own =
-      std::make_shared<std::string>(prometheus::TextSerializer().Serialize(registry_->Collect()));
+  auto own = std::make_shared<std::string>();
+  append_text_exposition(*own, registry_->Collect());
   MetricsBody body;
   if (accept_gzip) {
     if (auto front = gzip_front_of(page)) {

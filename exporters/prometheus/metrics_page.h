@@ -1,5 +1,5 @@
-// The /metrics body. The families of a collection are rendered once, by the poll thread right
-// after the collection (publish), as text format 0.0.4 by prometheus-cpp's TextSerializer and,
+// The /metrics body. Each collection is rendered once, by the poll thread right after the
+// collection (ReportCollectable::text, published here), as text format 0.0.4 and,
 // once any scraper has asked for gzip, as the shared front of a gzip member (gzip_parts.h).
 // A scrape then only sends those bytes, plus the few families that change per scrape
 // (exposer_scrapes_total, exposer_transferred_bytes_total, exposer_request_latencies: the names
@@ -9,7 +9,6 @@
 #pragma once
 
 #include <prometheus/counter.h>
-#include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 #include <prometheus/summary.h>
 
@@ -33,8 +32,10 @@ class MetricsPage {
  public:
   MetricsPage();
 
-  /// Renders a collection's families, which every later scrape serves; thread-safe.
-  void publish(const std::vector<prometheus::MetricFamily>& families);
+  /// A collection's text, which every later scrape serves; thread-safe.
+  void publish(std::string text);
+  /// The size of the last text published: what the next one may reserve.
+  std::size_t last_size() const { return last_size_.load(std::memory_order_relaxed); }
 
   /// The body of one scrape; thread-safe. Before the first publish: the per-scrape families.
   MetricsBody render(bool accept_gzip);
@@ -56,8 +57,9 @@ class MetricsPage {
   prometheus::Counter* scrapes_ = nullptr;
   prometheus::Summary* latencies_ = nullptr;
 
-  std::atomic<bool> gzip_wanted_{false};  ///< a scraper has asked for gzip
-  mutable std::mutex mutex_;              // guards rendered_
+  std::atomic<bool> gzip_wanted_{false};   ///< a scraper has asked for gzip
+  std::atomic<std::size_t> last_size_{0};  ///< of the last page's text: the next one's reserve
+  mutable std::mutex mutex_;               // guards rendered_
   Rendered rendered_;
 };
 

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "exporters/prometheus/text_exposition.h"
 #include "tests/support/gunzip.h"
 
 using namespace rdmatop;
@@ -11,7 +12,8 @@ using rdmatop::test::gunzip;
 
 namespace {
 
-std::vector<prometheus::MetricFamily> families_with(double value) {
+/// A page's text, as the exporter renders it.
+std::string page_with(double value) {
   prometheus::MetricFamily family;
   family.name = "rdma_port_rx_bytes_total";
   family.help = "bytes";
@@ -22,7 +24,9 @@ std::vector<prometheus::MetricFamily> families_with(double value) {
     metric.counter.value = value + port;
     family.metric.push_back(metric);
   }
-  return {family};
+  std::string text;
+  append_text_exposition(text, {family});
+  return text;
 }
 
 std::string joined(const MetricsBody& body) {
@@ -41,7 +45,7 @@ std::string collection_part(const std::string& text) {
 TEST_CASE("every scrape of a collection sends the bytes rendered when it was published",
           "[metrics_page]") {
   MetricsPage page;
-  page.publish(families_with(1000));
+  page.publish(page_with(1000));
   const MetricsBody first = page.render(false);
   const MetricsBody second = page.render(false);
   REQUIRE(first.parts.size() == 2);
@@ -53,7 +57,7 @@ TEST_CASE("every scrape of a collection sends the bytes rendered when it was pub
         std::string::npos);
   CHECK(text.find("exposer_scrapes_total 2\n") != std::string::npos);
 
-  page.publish(families_with(5000));
+  page.publish(page_with(5000));
   const std::string after = joined(page.render(false));
   CHECK(after.find("device=\"mlx5_7\",port=\"1\"} 5007\n") != std::string::npos);
   CHECK(after.find("} 1007\n") == std::string::npos);
@@ -63,7 +67,7 @@ TEST_CASE("every scrape of a collection sends the bytes rendered when it was pub
 TEST_CASE("a gzip scrape decodes to what a plain scrape of the same collection sends",
           "[metrics_page]") {
   MetricsPage page;
-  page.publish(families_with(1000));
+  page.publish(page_with(1000));
   const MetricsBody zipped = page.render(true);  // the first gzip scrape makes the front
   REQUIRE(zipped.gzip);
   const std::string plain = joined(page.render(false));
@@ -72,7 +76,7 @@ TEST_CASE("a gzip scrape decodes to what a plain scrape of the same collection s
   CHECK(unzipped.find("exposer_scrapes_total 1\n") != std::string::npos);
 
   // Once a scraper asked for gzip, publish compresses each collection: the front is shared.
-  page.publish(families_with(2000));
+  page.publish(page_with(2000));
   const MetricsBody a = page.render(true);
   const MetricsBody b = page.render(true);
   REQUIRE(a.parts.size() == 2);

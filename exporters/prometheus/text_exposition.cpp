@@ -1,0 +1,224 @@
+#include "exporters/prometheus/text_exposition.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+namespace rdmatop {
+
+namespace {
+
+using prometheus::ClientMetric;
+using prometheus::MetricFamily;
+using prometheus::MetricType;
+
+void append_uint(std::string& out, std::uint64_t value) {
+  std::array<char, 24> buffer{};
+  const auto end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value).ptr;
+  out.append(buffer.data(), end);
+}
+
+}  // namespace
+
+/// As "%.16g" (std::numeric_limits<double>::max_digits10 - 1 significant digits).
+void append_value(std::string& out, double value) {
+  if (std::isnan(value)) {
+    out += "Nan";
+    return;
+  }
+  if (std::isinf(value)) {
+    out += value < 0 ? "-Inf" : "+Inf";
+    return;
+  }
+  std::array<char, 40> buffer{};
+  char* end = nullptr;
+  // Counters are whole numbers: below 1e16 "%.16g" prints them as integers, and integer
+  // formatting is several times cheaper. -0 keeps its sign, as printf does.
+  if (std::fabs(value) < 1e16 && value == std::trunc(value) &&
+      !(value == 0 && std::signbit(value))) {
+    end = std::to_chars(buffer.data(), buffer.data() + buffer.size(),
+                        static_cast<std::int64_t>(value))
+              .ptr;
+  } else {
+    // to_chars with a precision is printf's %.*g in the "C" locale ([charconv.to.chars]).
+    end = std::to_chars(buffer.data(), buffer.data() + buffer.size(), value,
+                        std::chars_format::general, std::numeric_limits<double>::max_digits10 - 1)
+              .ptr;
+  }
+  out.append(buffer.data(), end);
+}
+
+namespace {
+
+void append_escaped(std::string& out, std::string_view value) {
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c != '\\' && c != '"' && c != '\n') continue;
+    out.append(value, from, i - from);
+    out += c == '\n' ? "\\n" : c == '"' ? "\\\"" : "\\\\";
+    from = i + 1;
+  }
+  out.append(value, from, value.size() - from);
+}
+
+/// The extra label of a summary's quantile or a histogram's bucket.
+struct ExtraLabel {
+  std::string_view name;
+  double value = 0;
+  bool plus_inf = false;  ///< the literal "+Inf" (a histogram's added last bucket)
+};
+
+void append_head(std::string& out, const MetricFamily& family, const ClientMetric& metric,
+                 std::string_view suffix, const ExtraLabel* extra = nullptr) {
+  out += family.name;
+  out += suffix;
+  if (!metric.label.empty() || extra != nullptr) {
+    out += '{';
+    bool first = true;
+    for (const auto& label : metric.label) {
+      append_label(out, first, label.name, label.value);
+      first = false;
+    }
+    if (extra != nullptr) {
+      if (!first) out += ',';
+      out += extra->name;
+      out += "=\"";
+      if (extra->plus_inf) {
+        out += "+Inf";
+      } else {
+        append_value(out, extra->value);
+      }
+      out += '"';
+    }
+    out += '}';
+  }
+  out += ' ';
+}
+
+void append_tail(std::string& out, const ClientMetric& metric) {
+  if (metric.timestamp_ms != 0) {
+    out += ' ';
+    out += std::to_string(metric.timestamp_ms);
+  }
+  out += '\n';
+}
+
+void append_value_line(std::string& out, const MetricFamily& family, const ClientMetric& metric,
+                       double value) {
+  append_head(out, family, metric, "");
+  append_value(out, value);
+  append_tail(out, metric);
+}
+
+void append_count_and_sum(std::string& out, const MetricFamily& family, const ClientMetric& metric,
+                          std::uint64_t count, double sum) {
+  append_head(out, family, metric, "_count");
+  append_uint(out, count);
+  append_tail(out, metric);
+  append_head(out, family, metric, "_sum");
+  append_value(out, sum);
+  append_tail(out, metric);
+}
+
+void append_summary(std::string& out, const MetricFamily& family, const ClientMetric& metric) {
+  const auto& summary = metric.summary;
+  append_count_and_sum(out, family, metric, summary.sample_count, summary.sample_sum);
+  for (const auto& quantile : summary.quantile) {
+    const ExtraLabel extra{"quantile", quantile.quantile};
+    append_head(out, family, metric, "", &extra);
+    append_value(out, quantile.value);
+    append_tail(out, metric);
+  }
+}
+
+void append_histogram(std::string& out, const MetricFamily& family, const ClientMetric& metric) {
+  const auto& histogram = metric.histogram;
+  append_count_and_sum(out, family, metric, histogram.sample_count, histogram.sample_sum);
+  double last = -std::numeric_limits<double>::infinity();
+  for (const auto& bucket : histogram.bucket) {
+    const ExtraLabel extra{"le", bucket.upper_bound};
+    append_head(out, family, metric, "_bucket", &extra);
+    last = bucket.upper_bound;
+    append_uint(out, bucket.cumulative_count);
+    append_tail(out, metric);
+  }
+  if (last != std::numeric_limits<double>::infinity()) {
+    const ExtraLabel extra{"le", 0, true};
+    append_head(out, family, metric, "_bucket", &extra);
+    append_uint(out, histogram.sample_count);
+    append_tail(out, metric);
+  }
+}
+
+std::string_view type_name(MetricType type) {
+  switch (type) {
+    case MetricType::Counter:
+      return "counter";
+    case MetricType::Gauge:
+      return "gauge";
+    case MetricType::Summary:
+      return "summary";
+    case MetricType::Untyped:
+      return "untyped";
+    case MetricType::Histogram:
+      return "histogram";
+  }
+  return {};
+}
+
+}  // namespace
+
+void append_label(std::string& out, bool first, std::string_view name, std::string_view value) {
+  if (!first) out += ',';
+  out += name;
+  out += "=\"";
+  append_escaped(out, value);
+  out += '"';
+}
+
+void append_family_head(std::string& out, std::string_view name, std::string_view help,
+                        MetricType type) {
+  if (!help.empty()) {
+    out += "# HELP ";
+    out += name;
+    out += ' ';
+    out += help;
+    out += '\n';
+  }
+  out += "# TYPE ";
+  out += name;
+  out += ' ';
+  out += type_name(type);
+  out += '\n';
+}
+
+void append_text_exposition(std::string& out, const std::vector<MetricFamily>& families) {
+  for (const MetricFamily& family : families) {
+    append_family_head(out, family.name, family.help, family.type);
+    for (const ClientMetric& metric : family.metric) {
+      switch (family.type) {
+        case MetricType::Counter:
+          append_value_line(out, family, metric, metric.counter.value);
+          break;
+        case MetricType::Gauge:
+          append_value_line(out, family, metric, metric.gauge.value);
+          break;
+        case MetricType::Untyped:
+          append_value_line(out, family, metric, metric.untyped.value);
+          break;
+        case MetricType::Summary:
+          append_summary(out, family, metric);
+          break;
+        case MetricType::Histogram:
+          append_histogram(out, family, metric);
+          break;
+      }
+    }
+  }
+}
+
+}  // namespace rdmatop
