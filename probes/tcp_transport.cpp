@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <vector>
@@ -99,13 +100,19 @@ class TcpTransport final : public Transport {
     const auto deadline = start + timeout;
     if (auto err = send_all(fd_.get(), frame, deadline)) return broken(result, *err);
     // Answers to earlier pings that timed out may still arrive first: skip them by sequence.
+    // The echo is awaited before the first read (it cannot be there yet: a read would only
+    // fail with EAGAIN) and read whole in one recv where it arrived whole.
+    bool wait_first = pending_.empty();
     for (;;) {
-      if (auto err = fill(kFrameHeaderSize, deadline)) return failed(result, *err);
+      if (auto err = fill(kFrameHeaderSize, frame.size(), deadline, wait_first)) {
+        return failed(result, *err);
+      }
+      wait_first = false;
       auto got = decode_frame_header(std::span(pending_).first(kFrameHeaderSize),
                                      static_cast<std::uint32_t>(options_.max_payload));
       if (!got) return broken(result, got.error());
       const std::size_t total = kFrameHeaderSize + got->payload_len;
-      if (auto err = fill(total, deadline)) return failed(result, *err);
+      if (auto err = fill(total, total, deadline, false)) return failed(result, *err);
       if (got->sequence == seq) {
         const auto end = Clock::now();
         const bool same = got->payload_len == payload_bytes &&
@@ -131,12 +138,18 @@ class TcpTransport final : public Transport {
   std::uint64_t registered_bytes() const override { return 0; }
 
  private:
-  // Reads until `pending_` holds at least `size` bytes.
-  std::optional<Error> fill(std::size_t size, Clock::time_point deadline) {
+  // Reads until `pending_` holds at least `size` bytes, asking for up to `want` (>= size) so
+  // that a whole frame is taken in one call; `wait_first`: poll before the first read.
+  std::optional<Error> fill(std::size_t size, std::size_t want, Clock::time_point deadline,
+                            bool wait_first) {
+    if (pending_.size() < size && wait_first) {
+      if (auto err = wait_fd(fd_.get(), POLLIN, deadline)) return err;
+    }
     while (pending_.size() < size) {
       const std::size_t before = pending_.size();
-      pending_.resize(size);
-      const ssize_t n = ::recv(fd_.get(), pending_.data() + before, size - before, 0);
+      const std::size_t goal = std::max(size, want);
+      pending_.resize(goal);
+      const ssize_t n = ::recv(fd_.get(), pending_.data() + before, goal - before, 0);
       pending_.resize(before + (n > 0 ? static_cast<std::size_t>(n) : 0));
       if (n > 0) continue;
       if (n == 0) return Error{ECONNRESET, "responder closed the connection"};

@@ -395,3 +395,64 @@ TEST_CASE("tcp prober times out instead of hanging", "[probes][tcp]") {
 }
 
 }  // namespace rdmatop::probes
+
+namespace rdmatop::probes {
+
+TEST_CASE("tcp prober skips the late echo of a timed-out ping, whole or in pieces",
+          "[probes][tcp]") {
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  REQUIRE(listener);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  REQUIRE(::listen(listener.get(), 4) == 0);
+  socklen_t len = sizeof(addr);
+  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const Endpoint peer_at{"127.0.0.1", ntohs(addr.sin_port)};
+  const bool in_pieces = GENERATE(false, true);
+
+  // A peer that holds the first ping's echo until the second ping has come, then sends both
+  // echoes back to back: the first arrives while the prober waits for the second.
+  std::thread peer([&] {
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    UniqueFd fd(::accept(listener.get(), nullptr, nullptr));
+    std::array<std::uint8_t, kHelloSize> hello_bytes{};
+    if (recv_exact(fd.get(), hello_bytes, deadline)) return;
+    const auto hello = decode_hello(hello_bytes, Padding::exact);
+    if (!hello) return;
+    Accept accept;
+    accept.max_payload = hello->max_payload;
+    if (send_all(fd.get(), encode_accept(accept, hello->nonce, ""), deadline)) return;
+    std::vector<std::uint8_t> echoes;
+    for (const std::size_t payload : {32, 1000}) {
+      std::vector<std::uint8_t> frame(kFrameHeaderSize + payload);
+      if (recv_exact(fd.get(), frame, deadline)) return;
+      echoes.insert(echoes.end(), frame.begin(), frame.end());
+    }
+    if (!in_pieces) {
+      static_cast<void>(send_all(fd.get(), echoes, deadline));
+    } else {
+      // Cut inside the stale echo's header, then inside the current echo's payload.
+      const std::size_t cuts[] = {0, 7, kFrameHeaderSize + 32 + 300, echoes.size()};
+      for (std::size_t i = 0; i + 1 < std::size(cuts); ++i) {
+        const std::span<const std::uint8_t> piece(echoes.data() + cuts[i], cuts[i + 1] - cuts[i]);
+        if (send_all(fd.get(), piece, deadline)) return;
+        std::this_thread::sleep_for(20ms);
+      }
+    }
+    std::array<std::uint8_t, 1> sink{};
+    static_cast<void>(recv_exact(fd.get(), sink, deadline));  // until the prober hangs up
+  });
+  auto t = make_tcp_transport(tcp_options(1000));
+  REQUIRE_FALSE(t->connect(peer_at, 5s).has_value());
+  CHECK(t->ping(32, 100ms).outcome == PingResult::Outcome::timed_out);
+  const PingResult second = t->ping(1000, 5s);
+  CHECK(second.outcome == PingResult::Outcome::answered);
+  CHECK(second.error.empty());
+  CHECK(t->connected());
+  t->disconnect();
+  peer.join();
+}
+
+}  // namespace rdmatop::probes
