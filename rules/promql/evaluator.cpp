@@ -56,9 +56,27 @@ class SampleBudget {
   std::uint64_t used_ = 0;
 };
 
-std::string labels_key(const Labels& labels) {
-  return series_key("", labels);
-}
+/// Distinct label sets by position, in the order first seen (groups of an aggregation, series
+/// of a subquery): a set is found by its hash and confirmed by comparing it with the set kept at
+/// that position, instead of building a key string for every sample.
+class LabelSetIndex {
+ public:
+  /// The position of `labels` among the sets seen so far (`kept(position)` returns the set
+  /// stored there), or `next` if it is new, which is then recorded at `next`; and whether new.
+  template <class Kept>
+  std::pair<std::size_t, bool> find_or_add(const Labels& labels, std::size_t next, Kept kept) {
+    const std::uint64_t hash = hash_labels(labels);
+    const auto [first, last] = positions_.equal_range(hash);
+    for (auto it = first; it != last; ++it) {
+      if (kept(it->second) == labels) return {it->second, false};
+    }
+    positions_.emplace(hash, next);
+    return {next, true};
+  }
+
+ private:
+  std::unordered_multimap<std::uint64_t, std::size_t> positions_;
+};
 
 // prometheus/promql/engine.go `signatureFunc`: on(...) matches on only the listed labels;
 // ignoring(...) on all but the listed labels and the metric name.
@@ -224,6 +242,37 @@ struct KeepIf {
   }
 };
 
+/// The aggregation operators (prometheus/promql/parser/lex.go), resolved once per evaluation
+/// so that the per-sample work does not compare the operator's name.
+enum class AggregateOp {
+  sum,
+  avg,
+  count,
+  min,
+  max,
+  group,
+  stddev,
+  stdvar,
+  topk,
+  bottomk,
+  quantile,
+  count_values
+};
+
+AggregateOp aggregate_op(const std::string& name) {
+  static const std::pair<std::string_view, AggregateOp> kOps[] = {
+      {"sum", AggregateOp::sum},           {"avg", AggregateOp::avg},
+      {"count", AggregateOp::count},       {"min", AggregateOp::min},
+      {"max", AggregateOp::max},           {"group", AggregateOp::group},
+      {"stddev", AggregateOp::stddev},     {"stdvar", AggregateOp::stdvar},
+      {"topk", AggregateOp::topk},         {"bottomk", AggregateOp::bottomk},
+      {"quantile", AggregateOp::quantile}, {"count_values", AggregateOp::count_values}};
+  for (const auto& [text, op] : kOps) {
+    if (text == name) return op;
+  }
+  fail("unknown aggregation operator " + name);
+}
+
 class Evaluator {
  public:
   Evaluator(const Queryable& storage, Timestamp ts, Timestamp query_ts, const EvalOptions& options,
@@ -362,7 +411,7 @@ class Evaluator {
     const Timestamp lo = end - e.range_ms;
     Timestamp start = step * (lo / step);
     if (start < lo) start += step;
-    std::map<std::string, std::size_t> index;
+    LabelSetIndex index;
     Matrix out;
     // One unit per step before any work: [1000d:1ms] fails here at once instead of running
     // 86 billion empty steps.
@@ -374,9 +423,10 @@ class Evaluator {
       Value v = sub.eval(*e.args[0]);
       budget_.take(v.vector.size(), "a subquery's results");
       for (auto& s : v.vector) {
-        auto [it, inserted] = index.emplace(labels_key(s.labels), out.size());
+        const auto [at, inserted] = index.find_or_add(
+            s.labels, out.size(), [&](std::size_t i) -> const Labels& { return out[i].labels; });
         if (inserted) out.push_back(RangeSeries{s.labels, {}});
-        out[it->second].points.push_back(Point{t, s.value});
+        out[at].points.push_back(Point{t, s.value});
       }
     }
     return out;
@@ -481,7 +531,7 @@ class Evaluator {
   Vector eval_histogram_quantile(const Expr& e) {
     const double q = eval(*e.args[0]).scalar;
     Vector in = eval(*e.args[1]).vector;
-    std::map<std::string, std::size_t> index;
+    LabelSetIndex index;
     std::vector<std::pair<Labels, std::vector<Bucket>>> groups;
     for (auto& s : in) {
       const std::string le = label_value(s.labels, "le");
@@ -490,9 +540,10 @@ class Evaluator {
       Labels key = s.labels;
       delete_label(key, "le");
       delete_label(key, kMetricNameLabel);
-      auto [it, inserted] = index.emplace(labels_key(key), groups.size());
+      const auto [at, inserted] = index.find_or_add(
+          key, groups.size(), [&](std::size_t i) -> const Labels& { return groups[i].first; });
       if (inserted) groups.emplace_back(std::move(key), std::vector<Bucket>{});
-      groups[it->second].second.push_back(Bucket{bound, s.value});
+      groups[at].second.push_back(Bucket{bound, s.value});
     }
     Vector out;
     for (auto& [labels, buckets] : groups) {
@@ -928,7 +979,7 @@ class Evaluator {
   }
 
   Vector eval_aggregate(const Expr& e) {
-    const std::string& op = e.text;
+    const AggregateOp op = aggregate_op(e.text);
     double param = 0;
     std::string label_param;
     if (e.args.size() == 2) {
@@ -946,43 +997,45 @@ class Evaluator {
       std::vector<double> values;
       Vector top;
     };
-    std::map<std::string, std::size_t> index;
+    LabelSetIndex index;
     std::vector<Group> groups;
-    if (op == "topk" || op == "bottomk") {
+    if (op == AggregateOp::topk || op == AggregateOp::bottomk) {
       // engine.go: k must convert to int64; below 1 the result is empty.
       if (!(param >= -9.223372036854775808e18 && param < 9.223372036854775808e18)) {
         fail("Scalar value " + format_float(param) + " overflows int64");
       }
       if (param < 1) return {};
     }
-    if (op == "count_values" && !is_valid_label_name(label_param)) {
+    if (op == AggregateOp::count_values && !is_valid_label_name(label_param)) {
       fail("invalid label name \"" + label_param + "\"");
     }
     const auto k = static_cast<std::size_t>(
         std::min(param >= 1 ? param : 0, static_cast<double>(in.size() + 1)));
     for (auto& s : in) {
       Labels key = group_labels(e, s.labels);
-      if (op == "count_values") {
+      if (op == AggregateOp::count_values) {
         Labels with_value = s.labels;
         set_label(with_value, label_param, format_float_plain(s.value));
         key = group_labels(e, with_value);
         if (!e.without) set_label(key, label_param, format_float_plain(s.value));
       }
-      auto [it, inserted] = index.emplace(labels_key(key), groups.size());
+      const auto [at, inserted] = index.find_or_add(
+          key, groups.size(), [&](std::size_t i) -> const Labels& { return groups[i].labels; });
       if (inserted) {
         // engine.go aggregation: the first sample starts the group (value and mean).
         groups.push_back(Group{key, s.value, 1, s.value, 0, {}, {}});
-        if (op == "quantile") groups.back().values.push_back(s.value);
-        if (op == "topk" || op == "bottomk") groups.back().top.push_back(std::move(s));
+        if (op == AggregateOp::quantile) groups.back().values.push_back(s.value);
+        if (op == AggregateOp::topk || op == AggregateOp::bottomk)
+          groups.back().top.push_back(std::move(s));
         continue;
       }
-      Group& g = groups[it->second];
+      Group& g = groups[at];
       g.count += 1;
-      if (op == "stddev" || op == "stdvar") {
+      if (op == AggregateOp::stddev || op == AggregateOp::stdvar) {
         const double delta = s.value - g.mean;
         g.mean += delta / g.count;
         g.m2 += delta * (s.value - g.mean);
-      } else if (op == "avg") {
+      } else if (op == AggregateOp::avg) {
         // An incremental mean that does not overflow near the float limits; an infinite
         // mean stays as it is unless a NaN or the opposite infinity comes.
         if (std::isinf(g.mean)) {
@@ -991,22 +1044,22 @@ class Evaluator {
         }
         g.mean += s.value / g.count - g.mean / g.count;
       }
-      if (op == "sum") {
+      if (op == AggregateOp::sum) {
         g.value += s.value;
-      } else if (op == "min") {
+      } else if (op == AggregateOp::min) {
         if (g.value > s.value || std::isnan(g.value)) g.value = s.value;
-      } else if (op == "max") {
+      } else if (op == AggregateOp::max) {
         if (g.value < s.value || std::isnan(g.value)) g.value = s.value;
-      } else if (op == "quantile") {
+      } else if (op == AggregateOp::quantile) {
         g.values.push_back(s.value);
-      } else if (op == "topk" || op == "bottomk") {
+      } else if (op == AggregateOp::topk || op == AggregateOp::bottomk) {
         g.top.push_back(std::move(s));
       }
     }
     Vector out;
     for (auto& g : groups) {
-      if (op == "topk" || op == "bottomk") {
-        const bool top = op == "topk";
+      if (op == AggregateOp::topk || op == AggregateOp::bottomk) {
+        const bool top = op == AggregateOp::topk;
         std::stable_sort(g.top.begin(), g.top.end(), [top](const Sample& a, const Sample& b) {
           if (std::isnan(a.value)) return false;  // NaN ranks last either way
           if (std::isnan(b.value)) return true;
@@ -1017,17 +1070,17 @@ class Evaluator {
         continue;
       }
       double v = g.value;
-      if (op == "avg")
+      if (op == AggregateOp::avg)
         v = g.mean;
-      else if (op == "count" || op == "count_values")
+      else if (op == AggregateOp::count || op == AggregateOp::count_values)
         v = g.count;
-      else if (op == "group")
+      else if (op == AggregateOp::group)
         v = 1;
-      else if (op == "stdvar")
+      else if (op == AggregateOp::stdvar)
         v = g.m2 / g.count;
-      else if (op == "stddev")
+      else if (op == AggregateOp::stddev)
         v = std::sqrt(g.m2 / g.count);
-      else if (op == "quantile")
+      else if (op == AggregateOp::quantile)
         v = quantile(param, g.values);
       out.push_back(Sample{std::move(g.labels), v});
     }
