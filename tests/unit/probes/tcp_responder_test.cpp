@@ -122,6 +122,39 @@ ProbeOptions tcp_options(std::size_t max_payload = 8192, std::string secret = ""
   return options;
 }
 
+/// A listening socket on a free loopback port, for a peer the test plays itself.
+struct LoopbackListener {
+  UniqueFd fd;
+  Endpoint endpoint;
+};
+
+LoopbackListener loopback_listener() {
+  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  REQUIRE(listener);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  REQUIRE(::listen(listener.get(), 4) == 0);
+  socklen_t len = sizeof(addr);
+  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  return {std::move(listener), Endpoint{"127.0.0.1", ntohs(addr.sin_port)}};
+}
+
+/// The responder's side of the handshake, played by hand on the next connection `listener`
+/// accepts (called from the peer's thread, so it fails by returning an empty descriptor).
+UniqueFd accept_handshake(int listener, std::chrono::steady_clock::time_point deadline) {
+  UniqueFd peer(::accept(listener, nullptr, nullptr));
+  std::array<std::uint8_t, kHelloSize> hello_bytes{};
+  if (recv_exact(peer.get(), hello_bytes, deadline)) return {};
+  const auto hello = decode_hello(hello_bytes, Padding::exact);
+  if (!hello) return {};
+  Accept accept;
+  accept.max_payload = hello->max_payload;
+  if (send_all(peer.get(), encode_accept(accept, hello->nonce, ""), deadline)) return {};
+  return peer;
+}
+
 }  // namespace
 
 TEST_CASE("tcp prober pings the tcp responder over loopback", "[probes][tcp]") {
@@ -345,16 +378,7 @@ TEST_CASE("tcp responder keeps slots for other addresses when one holds many", "
 
 TEST_CASE("tcp prober times out instead of hanging", "[probes][tcp]") {
   // A listener that accepts (the kernel's backlog does it) but never speaks.
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  REQUIRE(listener);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  REQUIRE(::listen(listener.get(), 4) == 0);
-  socklen_t len = sizeof(addr);
-  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  const Endpoint mute{"127.0.0.1", ntohs(addr.sin_port)};
+  auto [listener, mute] = loopback_listener();
 
   auto transport = make_tcp_transport(tcp_options(64));
   const auto err = transport->connect(mute, 200ms);
@@ -366,15 +390,8 @@ TEST_CASE("tcp prober times out instead of hanging", "[probes][tcp]") {
     // The first, unanswered connection attempt above is still queued: drop it first.
     { UniqueFd stale(::accept(listener.get(), nullptr, nullptr)); }
     std::thread fake([&] {
-      UniqueFd peer(::accept(listener.get(), nullptr, nullptr));
-      std::array<std::uint8_t, kHelloSize> hello_bytes{};
-      if (recv_exact(peer.get(), hello_bytes, std::chrono::steady_clock::now() + 5s)) return;
-      const auto hello = decode_hello(hello_bytes, Padding::exact);
-      if (!hello) return;
-      Accept accept;
-      accept.max_payload = hello->max_payload;
-      const auto reply = encode_accept(accept, hello->nonce, "");
-      static_cast<void>(send_all(peer.get(), reply, std::chrono::steady_clock::now() + 5s));
+      const UniqueFd peer = accept_handshake(listener.get(), std::chrono::steady_clock::now() + 5s);
+      if (!peer) return;
       std::array<std::uint8_t, 1> sink{};
       static_cast<void>(recv_exact(peer.get(), sink, std::chrono::steady_clock::now() + 5s));
       std::this_thread::sleep_for(500ms);  // hold the connection while the prober waits
@@ -394,36 +411,17 @@ TEST_CASE("tcp prober times out instead of hanging", "[probes][tcp]") {
   }
 }
 
-}  // namespace rdmatop::probes
-
-namespace rdmatop::probes {
-
 TEST_CASE("tcp prober skips the late echo of a timed-out ping, whole or in pieces",
           "[probes][tcp]") {
-  UniqueFd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  REQUIRE(listener);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(listener.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
-  REQUIRE(::listen(listener.get(), 4) == 0);
-  socklen_t len = sizeof(addr);
-  REQUIRE(::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
-  const Endpoint peer_at{"127.0.0.1", ntohs(addr.sin_port)};
+  const auto [listener, peer_at] = loopback_listener();
   const bool in_pieces = GENERATE(false, true);
 
   // A peer that holds the first ping's echo until the second ping has come, then sends both
   // echoes back to back: the first arrives while the prober waits for the second.
   std::thread peer([&] {
     const auto deadline = std::chrono::steady_clock::now() + 5s;
-    UniqueFd fd(::accept(listener.get(), nullptr, nullptr));
-    std::array<std::uint8_t, kHelloSize> hello_bytes{};
-    if (recv_exact(fd.get(), hello_bytes, deadline)) return;
-    const auto hello = decode_hello(hello_bytes, Padding::exact);
-    if (!hello) return;
-    Accept accept;
-    accept.max_payload = hello->max_payload;
-    if (send_all(fd.get(), encode_accept(accept, hello->nonce, ""), deadline)) return;
+    const UniqueFd fd = accept_handshake(listener.get(), deadline);
+    if (!fd) return;
     std::vector<std::uint8_t> echoes;
     for (const std::size_t payload : {32, 1000}) {
       std::vector<std::uint8_t> frame(kFrameHeaderSize + payload);
