@@ -53,7 +53,13 @@ void ExporterService::poll_once() {
     poll_.last_poll_end_unix_seconds = unix_seconds_now();
   }
   // Rendered here, on the poll thread, so that no scrape waits for it.
-  page_->publish(collectable_->text(page_->last_size() + 4096));
+  render_page();
+}
+
+void ExporterService::render_page() {
+  ExporterView v = view();
+  std::shared_ptr<const void> source = v.report;
+  page_->publish(collectable_->text(std::move(v), page_->last_size() + 4096), std::move(source));
 }
 
 void ExporterService::poll_loop(const std::stop_token& stop) {
@@ -82,6 +88,10 @@ ExporterView ExporterService::view() const {
 }
 
 http::Response ExporterService::metrics_response(const http::Request& request) {
+  // Between collections the PFC fast path republishes the latest PublishedTick with its
+  // findings (Monitor::fast_poll): such a tick is rendered by the first scrape that finds it,
+  // so a storm reaches rdmatop_finding within a fast poll, not at the next collection.
+  if (!page_->rendered_from(monitor_.latest())) render_page();
   MetricsBody body = page_->render(http::accepts_gzip(request.accept_encoding));
   http::Response r;
   r.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -57,6 +57,8 @@ class ExporterService {
 
  private:
   void poll_once();
+  /// Renders the latest PublishedTick's page (and the poll status with it).
+  void render_page();
   void poll_loop(const std::stop_token& stop);
   ExporterView view() const;
   void handle(const http::Request& request, const http::ClientAddress& client, http::Reply reply);

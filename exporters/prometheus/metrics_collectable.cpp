@@ -366,8 +366,7 @@ std::vector<MetricFamily> ReportCollectable::Collect() const {
   return *families();
 }
 
-ExporterView ReportCollectable::view_with_process() const {
-  ExporterView view = view_();
+ExporterView ReportCollectable::with_process(ExporterView view) const {
   // A process metric that cannot be read is left out.
   if (read_process_) {
     if (auto process = read_process_()) view.process = *process;
@@ -375,8 +374,8 @@ ExporterView ReportCollectable::view_with_process() const {
   return view;
 }
 
-std::string ReportCollectable::text(std::size_t size_hint) const {
-  return render_metrics_text(view_with_process(), options_, size_hint);
+std::string ReportCollectable::text(ExporterView view, std::size_t size_hint) const {
+  return render_metrics_text(with_process(std::move(view)), options_, size_hint);
 }
 
 std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() const {
@@ -391,7 +390,7 @@ std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() c
   // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
   // racing on a new collection may both build it, and both results are identical but for the
   // process metrics read a moment apart.
-  view = view_with_process();
+  view = with_process(std::move(view));
   auto families =
       std::make_shared<const std::vector<MetricFamily>>(build_metric_families(view, options_));
   const std::lock_guard<std::mutex> lock(mutex_);

@@ -76,9 +76,9 @@ class ReportCollectable : public prometheus::Collectable {
   /// The families of the latest collection, shared (the same pointer for every scrape of one
   /// collection, so a caller may cache what it derives from them).
   std::shared_ptr<const std::vector<prometheus::MetricFamily>> families() const;
-  /// The latest collection as text (render_metrics_text), with the process metrics read now;
-  /// what the exporter serves. Not cached: the exporter renders each collection once.
-  std::string text(std::size_t size_hint = 0) const;
+  /// `view` as text (render_metrics_text), with the process metrics read now: what the
+  /// exporter serves. Not cached: the exporter renders each PublishedTick once.
+  std::string text(ExporterView view, std::size_t size_hint = 0) const;
 
  private:
   struct Cached {
@@ -88,7 +88,7 @@ class ReportCollectable : public prometheus::Collectable {
     std::shared_ptr<const std::vector<prometheus::MetricFamily>> families;
   };
 
-  ExporterView view_with_process() const;
+  ExporterView with_process(ExporterView view) const;
 
   std::function<ExporterView()> view_;
   MetricsOptions options_;

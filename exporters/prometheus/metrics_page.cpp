@@ -27,10 +27,11 @@ MetricsPage::MetricsPage() : registry_(std::make_shared<prometheus::Registry>())
            .Add({}, prometheus::Summary::Quantiles{{0.5, 0.05}, {0.9, 0.01}, {0.99, 0.001}});
 }
 
-void MetricsPage::publish(std::string text) {
+void MetricsPage::publish(std::string text, std::shared_ptr<const void> source) {
   last_size_.store(text.size(), std::memory_order_relaxed);
   Rendered page;
   page.text = std::make_shared<const std::string>(std::move(text));
+  page.source = std::move(source);
   if (gzip_wanted_.load(std::memory_order_relaxed)) {
     if (auto front = http::gzip_front(*page.text)) {
       page.gzip = std::make_shared<const http::GzipFront>(std::move(*front));
@@ -38,6 +39,11 @@ void MetricsPage::publish(std::string text) {
   }
   const std::lock_guard<std::mutex> lock(mutex_);
   rendered_ = std::move(page);
+}
+
+bool MetricsPage::rendered_from(const std::shared_ptr<const void>& source) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return rendered_.source == source;
 }
 
 MetricsPage::Rendered MetricsPage::rendered() const {

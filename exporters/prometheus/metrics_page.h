@@ -32,8 +32,11 @@ class MetricsPage {
  public:
   MetricsPage();
 
-  /// A collection's text, which every later scrape serves; thread-safe.
-  void publish(std::string text);
+  /// A collection's text, which every later scrape serves; thread-safe. `source`: what it was
+  /// rendered from (held, so its address cannot be reused while the page is current).
+  void publish(std::string text, std::shared_ptr<const void> source = nullptr);
+  /// Whether the current page was rendered from `source`.
+  bool rendered_from(const std::shared_ptr<const void>& source) const;
   /// The size of the last text published: what the next one may reserve.
   std::size_t last_size() const { return last_size_.load(std::memory_order_relaxed); }
 
@@ -46,6 +49,7 @@ class MetricsPage {
     /// Null until a scraper asks for gzip: a collection nobody scrapes compressed is never
     /// compressed.
     std::shared_ptr<const http::GzipFront> gzip;
+    std::shared_ptr<const void> source;
   };
   Rendered rendered() const;
   /// The gzip front of `text`, made now by the first gzip scrape after a publish that did not

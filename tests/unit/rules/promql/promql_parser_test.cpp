@@ -8,6 +8,7 @@
 #include "rules/promql/parser.h"
 
 using namespace rdmatop::promql;
+namespace promql = rdmatop::promql;
 
 TEST_CASE("promql parser accepts the supported subset", "[rules][promql]") {
   struct Case {
