@@ -123,11 +123,11 @@ class TextFamilySet {
   void write(std::string& out, const std::vector<MetricFamily>& more) const {
     auto next = more.begin();
     for (const auto& [name, family] : families_) {
-      for (; next != more.end() && next->name < name; ++next) append_text_exposition(out, {*next});
+      for (; next != more.end() && next->name < name; ++next) append_family(out, *next);
       append_family_head(out, name, family.header.help, family.header.type);
       out += family.lines;
     }
-    for (; next != more.end(); ++next) append_text_exposition(out, {*next});
+    for (; next != more.end(); ++next) append_family(out, *next);
   }
 
  private:

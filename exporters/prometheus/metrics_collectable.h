@@ -62,10 +62,11 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
 std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
                                 std::size_t size_hint = 0);
 
-/// Adapts build_metric_families to prometheus-cpp's pull interface. `view` must be cheap and
+/// Adapts build_metric_families to prometheus-cpp's pull interface (Collect, families; the
+/// unit tests read them), and renders the exporter's page (text). `view` must be cheap and
 /// thread-safe and must never touch the kernel. The families are built once per collection
-/// (per PublishedTick and poll count): the exporter's poll thread asks for them after each
-/// collection and renders its page from them (metrics_page.h).
+/// (per PublishedTick and poll count) and cached; the page is not: the exporter renders each
+/// PublishedTick once (metrics_page.h) and does not build families.
 /// Each rebuild also reads the exporter's own process metrics with `read_process` (on a host,
 /// a few small procfs reads of /proc/self, never sysfs or the NIC; empty: no process_*).
 class ReportCollectable : public prometheus::Collectable {

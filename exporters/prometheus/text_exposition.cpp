@@ -196,29 +196,31 @@ void append_family_head(std::string& out, std::string_view name, std::string_vie
   out += '\n';
 }
 
-void append_text_exposition(std::string& out, const std::vector<MetricFamily>& families) {
-  for (const MetricFamily& family : families) {
-    append_family_head(out, family.name, family.help, family.type);
-    for (const ClientMetric& metric : family.metric) {
-      switch (family.type) {
-        case MetricType::Counter:
-          append_value_line(out, family, metric, metric.counter.value);
-          break;
-        case MetricType::Gauge:
-          append_value_line(out, family, metric, metric.gauge.value);
-          break;
-        case MetricType::Untyped:
-          append_value_line(out, family, metric, metric.untyped.value);
-          break;
-        case MetricType::Summary:
-          append_summary(out, family, metric);
-          break;
-        case MetricType::Histogram:
-          append_histogram(out, family, metric);
-          break;
-      }
+void append_family(std::string& out, const MetricFamily& family) {
+  append_family_head(out, family.name, family.help, family.type);
+  for (const ClientMetric& metric : family.metric) {
+    switch (family.type) {
+      case MetricType::Counter:
+        append_value_line(out, family, metric, metric.counter.value);
+        break;
+      case MetricType::Gauge:
+        append_value_line(out, family, metric, metric.gauge.value);
+        break;
+      case MetricType::Untyped:
+        append_value_line(out, family, metric, metric.untyped.value);
+        break;
+      case MetricType::Summary:
+        append_summary(out, family, metric);
+        break;
+      case MetricType::Histogram:
+        append_histogram(out, family, metric);
+        break;
     }
   }
+}
+
+void append_text_exposition(std::string& out, const std::vector<MetricFamily>& families) {
+  for (const MetricFamily& family : families) append_family(out, family);
 }
 
 }  // namespace rdmatop

@@ -19,6 +19,8 @@ namespace rdmatop {
 /// Appends the text exposition of `families` to `out`.
 void append_text_exposition(std::string& out,
                             const std::vector<prometheus::MetricFamily>& families);
+/// The same for one family.
+void append_family(std::string& out, const prometheus::MetricFamily& family);
 
 // The pieces, for writers that make the lines of a family themselves
 // (metrics_collectable.cpp's render_metrics_text).

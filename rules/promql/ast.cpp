@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "rules/promql/functions.h"
 #include "rules/promql/lexer.h"
@@ -20,6 +21,20 @@ bool LabelMatcher::matches(const std::string& v) const {
       return !re.matches(v);
   }
   return false;
+}
+
+std::optional<AggregateOp> aggregate_op(std::string_view name) {
+  static constexpr std::pair<std::string_view, AggregateOp> kOps[] = {
+      {"sum", AggregateOp::sum},           {"avg", AggregateOp::avg},
+      {"count", AggregateOp::count},       {"min", AggregateOp::min},
+      {"max", AggregateOp::max},           {"group", AggregateOp::group},
+      {"stddev", AggregateOp::stddev},     {"stdvar", AggregateOp::stdvar},
+      {"topk", AggregateOp::topk},         {"bottomk", AggregateOp::bottomk},
+      {"quantile", AggregateOp::quantile}, {"count_values", AggregateOp::count_values}};
+  for (const auto& [text, op] : kOps) {
+    if (text == name) return op;
+  }
+  return std::nullopt;
 }
 
 bool is_comparison(BinaryOp op) {

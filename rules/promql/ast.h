@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "collector/model/regex.h"
@@ -43,6 +45,26 @@ enum class BinaryOp : std::uint8_t {
   lor,
   lunless,
 };
+
+/// The aggregation operators (prometheus/promql/parser/lex.go). The evaluator resolves an
+/// aggregation's name once per evaluation, so its per-sample work compares no names.
+enum class AggregateOp : std::uint8_t {
+  sum,
+  avg,
+  count,
+  min,
+  max,
+  group,
+  stddev,
+  stdvar,
+  topk,
+  bottomk,
+  quantile,
+  count_values
+};
+
+/// The operator called `name`, or nullopt when `name` is not an aggregation.
+std::optional<AggregateOp> aggregate_op(std::string_view name);
 
 bool is_comparison(BinaryOp op);
 bool is_set_operator(BinaryOp op);

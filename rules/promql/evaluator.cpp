@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <numbers>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -241,37 +242,6 @@ struct KeepIf {
     return (number_on_left ? elem_binop(op, number, v) : elem_binop(op, v, number)).second;
   }
 };
-
-/// The aggregation operators (prometheus/promql/parser/lex.go), resolved once per evaluation
-/// so that the per-sample work does not compare the operator's name.
-enum class AggregateOp {
-  sum,
-  avg,
-  count,
-  min,
-  max,
-  group,
-  stddev,
-  stdvar,
-  topk,
-  bottomk,
-  quantile,
-  count_values
-};
-
-AggregateOp aggregate_op(const std::string& name) {
-  static const std::pair<std::string_view, AggregateOp> kOps[] = {
-      {"sum", AggregateOp::sum},           {"avg", AggregateOp::avg},
-      {"count", AggregateOp::count},       {"min", AggregateOp::min},
-      {"max", AggregateOp::max},           {"group", AggregateOp::group},
-      {"stddev", AggregateOp::stddev},     {"stdvar", AggregateOp::stdvar},
-      {"topk", AggregateOp::topk},         {"bottomk", AggregateOp::bottomk},
-      {"quantile", AggregateOp::quantile}, {"count_values", AggregateOp::count_values}};
-  for (const auto& [text, op] : kOps) {
-    if (text == name) return op;
-  }
-  fail("unknown aggregation operator " + name);
-}
 
 class Evaluator {
  public:
@@ -979,7 +949,10 @@ class Evaluator {
   }
 
   Vector eval_aggregate(const Expr& e) {
-    const AggregateOp op = aggregate_op(e.text);
+    // The parser accepted only aggregation names (is_aggregate).
+    const std::optional<AggregateOp> named = aggregate_op(e.text);
+    if (!named) fail("unknown aggregation operator " + e.text);
+    const AggregateOp op = *named;
     double param = 0;
     std::string label_param;
     if (e.args.size() == 2) {

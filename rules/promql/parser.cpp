@@ -23,10 +23,7 @@ struct ParseFailure {
 }
 
 bool is_aggregate(const std::string& name) {
-  static const std::set<std::string> kAggs = {"sum",    "avg",    "min",      "max",
-                                              "count",  "topk",   "bottomk",  "group",
-                                              "stddev", "stdvar", "quantile", "count_values"};
-  return kAggs.count(name) != 0;
+  return aggregate_op(name).has_value();
 }
 
 bool is_keyword(const std::string& s) {
