@@ -68,7 +68,8 @@ std::vector<std::string> Diagnoser::observe(const std::vector<Series>& series,
   note(engine_.evaluate(history_, ts_ms));
   coverage_ = rule_coverage(engine_.groups(), lifetime_engine_.groups(), history_, ts_ms);
   observed_ = true;
-  history_.prune(ts_ms);
+  // No prune here: ingest pruned at this tick's time already, and a second pass read every
+  // series' oldest point again (a cache miss per series, ~1 ms a tick at 8,100 series).
   return errors;
 }
 

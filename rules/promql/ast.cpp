@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <functional>
 #include <utility>
 
 #include "rules/promql/functions.h"
@@ -238,6 +240,103 @@ double subquery_steps(const Expr& e, Timestamp default_step_ms) {
   // most, range/step at least (evaluator.cpp eval_subquery).
   const double steps = std::floor(static_cast<double>(e.range_ms) / static_cast<double>(step));
   return steps * (1 + inner);
+}
+
+namespace {
+
+void mix(std::uint64_t& h, std::uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+}
+
+void mix(std::uint64_t& h, std::string_view s) {
+  mix(h, std::hash<std::string_view>{}(s));
+}
+
+void mix(std::uint64_t& h, const std::vector<std::string>& list) {
+  mix(h, list.size());
+  for (const auto& s : list) mix(h, s);
+}
+
+/// Whether `a` and `b` are the same expression, field by field (what their hashes cover).
+bool same_structure(const Expr& a, const Expr& b) {
+  const auto same_matchers = [](const std::vector<LabelMatcher>& x,
+                                const std::vector<LabelMatcher>& y) {
+    return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const auto& l, const auto& r) {
+      return l.name == r.name && l.op == r.op && l.value == r.value;
+    });
+  };
+  const bool same_number = std::memcmp(&a.number, &b.number, sizeof a.number) == 0;
+  if (a.kind != b.kind || !same_number || a.text != b.text ||
+      !same_matchers(a.matchers, b.matchers) || a.range_ms != b.range_ms ||
+      a.step_ms != b.step_ms || a.offset_ms != b.offset_ms || a.at != b.at || a.at_ms != b.at_ms ||
+      a.grouping != b.grouping || a.without != b.without || a.op != b.op ||
+      a.return_bool != b.return_bool || a.matching.card != b.matching.card ||
+      a.matching.on != b.matching.on || a.matching.labels != b.matching.labels ||
+      a.matching.include != b.matching.include || a.args.size() != b.args.size()) {
+    return false;
+  }
+  for (std::size_t i = 0; i < a.args.size(); ++i) {
+    if (!same_structure(*a.args[i], *b.args[i])) return false;
+  }
+  return true;
+}
+
+/// A hash of the subtree at `e`, computed bottom-up so the whole tree costs one pass; calls,
+/// aggregations and binary operators outside subqueries are added to `candidates` with theirs.
+std::uint64_t hash_subtree(Expr& e, bool inside_subquery,
+                           std::vector<std::pair<std::uint64_t, Expr*>>& candidates) {
+  std::uint64_t h = static_cast<std::uint64_t>(e.kind);
+  std::uint64_t number_bits = 0;
+  std::memcpy(&number_bits, &e.number, sizeof number_bits);
+  mix(h, number_bits);
+  mix(h, e.text);
+  mix(h, e.matchers.size());
+  for (const auto& m : e.matchers) {
+    mix(h, m.name);
+    mix(h, static_cast<std::uint64_t>(m.op));
+    mix(h, m.value);
+  }
+  for (const Timestamp t : {e.range_ms, e.step_ms, e.offset_ms, e.at_ms})
+    mix(h, static_cast<std::uint64_t>(t));
+  mix(h, static_cast<std::uint64_t>(e.at));
+  mix(h, e.grouping);
+  mix(h, static_cast<std::uint64_t>(e.without));
+  mix(h, static_cast<std::uint64_t>(e.op));
+  mix(h, static_cast<std::uint64_t>(e.return_bool));
+  mix(h, static_cast<std::uint64_t>(e.matching.card));
+  mix(h, static_cast<std::uint64_t>(e.matching.on));
+  mix(h, e.matching.labels);
+  mix(h, e.matching.include);
+  const bool below_subquery = inside_subquery || e.kind == ExprKind::subquery;
+  for (auto& a : e.args) mix(h, hash_subtree(*a, below_subquery, candidates));
+  if (!inside_subquery &&
+      (e.kind == ExprKind::call || e.kind == ExprKind::aggregate || e.kind == ExprKind::binary)) {
+    candidates.emplace_back(h, &e);
+  }
+  return h;
+}
+
+}  // namespace
+
+int mark_repeated_subexpressions(Expr& root) {
+  std::vector<std::pair<std::uint64_t, Expr*>> candidates;
+  hash_subtree(root, false, candidates);
+  // Same hash, then the same structure: a collision of hashes never shares a value.
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  int slots = 0;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    Expr* first = candidates[i].second;
+    if (first->repeat_slot >= 0) continue;
+    for (std::size_t j = i + 1; j < candidates.size() && candidates[j].first == candidates[i].first;
+         ++j) {
+      Expr* other = candidates[j].second;
+      if (other->repeat_slot >= 0 || !same_structure(*first, *other)) continue;
+      if (first->repeat_slot < 0) first->repeat_slot = slots++;
+      other->repeat_slot = first->repeat_slot;
+    }
+  }
+  return slots;
 }
 
 }  // namespace rdmatop::promql

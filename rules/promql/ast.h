@@ -126,7 +126,18 @@ struct Expr {
   BinaryOp op = BinaryOp::add;
   bool return_bool = false;
   VectorMatching matching;
+
+  /// Set by mark_repeated_subexpressions: nodes of the same structure in one
+  /// expression share a slot, and one evaluation computes them once. -1: not repeated.
+  int repeat_slot = -1;
 };
+
+/// Gives every subexpression that occurs more than once in `root` (the same structure, so the
+/// same value at one evaluation time) a shared `repeat_slot`, and returns how many slots it
+/// gave. One bottom-up pass of hashes, then an exact comparison of the candidates. Selectors
+/// and literals are left out (reading them again costs no more than keeping them), and so is
+/// everything inside a subquery, which is evaluated at other times.
+int mark_repeated_subexpressions(Expr& root);
 
 /// The static type an expression evaluates to.
 ValueType expr_type(const Expr& e);

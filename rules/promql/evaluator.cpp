@@ -43,6 +43,7 @@ struct EvalFailure {
 class SampleBudget {
  public:
   explicit SampleBudget(std::uint64_t max) : max_(max) {}
+  std::uint64_t used() const { return used_; }
   void take(std::uint64_t n, const char* what) {
     used_ += n;
     if (used_ > max_) {
@@ -66,10 +67,17 @@ class LabelSetIndex {
   /// stored there), or `next` if it is new, which is then recorded at `next`; and whether new.
   template <class Kept>
   std::pair<std::size_t, bool> find_or_add(const Labels& labels, std::size_t next, Kept kept) {
-    const std::uint64_t hash = hash_labels(labels);
+    return find_or_add_hashed(hash_labels(labels), next,
+                              [&](std::size_t at) { return kept(at) == labels; });
+  }
+
+  /// As find_or_add, for a set not built yet: `hash` is hash_labels of the set, and
+  /// `same(position)` tells whether the set at `position` is it.
+  template <class Same>
+  std::pair<std::size_t, bool> find_or_add_hashed(std::uint64_t hash, std::size_t next, Same same) {
     const auto [first, last] = positions_.equal_range(hash);
     for (auto it = first; it != last; ++it) {
-      if (kept(it->second) == labels) return {it->second, false};
+      if (same(it->second)) return {it->second, false};
     }
     positions_.emplace(hash, next);
     return {next, true};
@@ -243,13 +251,44 @@ struct KeepIf {
   }
 };
 
+/// The value of a repeated subexpression (Expr::repeat_slot) and the samples it took from the
+/// budget, which each later use takes again: the budget counts what Prometheus, which evaluates
+/// every occurrence, would have loaded.
+struct RepeatedValue {
+  Value value;
+  std::uint64_t samples = 0;
+};
+using RepeatedValues = std::vector<std::optional<RepeatedValue>>;
+
 class Evaluator {
  public:
+  /// `repeated`: the values of repeated subexpressions at this evaluation time; null for the
+  /// steps of a subquery, which are evaluated at other times.
   Evaluator(const Queryable& storage, Timestamp ts, Timestamp query_ts, const EvalOptions& options,
-            SampleBudget& budget)
-      : storage_(storage), ts_(ts), query_ts_(query_ts), options_(options), budget_(budget) {}
+            SampleBudget& budget, RepeatedValues* repeated = nullptr)
+      : storage_(storage),
+        ts_(ts),
+        query_ts_(query_ts),
+        options_(options),
+        budget_(budget),
+        repeated_(repeated) {}
 
   Value eval(const Expr& e) {
+    if (e.repeat_slot < 0 || repeated_ == nullptr) return eval_node(e);
+    const auto slot = static_cast<std::size_t>(e.repeat_slot);
+    if (repeated_->size() <= slot) repeated_->resize(slot + 1);
+    if (const auto& kept = (*repeated_)[slot]) {
+      budget_.take(kept->samples, "a repeated subexpression");
+      return kept->value;
+    }
+    const std::uint64_t before = budget_.used();
+    Value v = eval_node(e);
+    (*repeated_)[slot] = RepeatedValue{v, budget_.used() - before};
+    return v;
+  }
+
+ private:
+  Value eval_node(const Expr& e) {
     switch (e.kind) {
       case ExprKind::number:
         return scalar(e.number);
@@ -287,7 +326,6 @@ class Evaluator {
     fail("unknown expression kind");
   }
 
- private:
   static Value scalar(double x) {
     Value v;
     v.type = ValueType::scalar;
@@ -330,8 +368,7 @@ class Evaluator {
     Vector out;
     for (const StoredSeries* s : storage_.select(e.matchers)) {
       const auto& points = s->points();
-      auto it = std::upper_bound(points.begin(), points.end(), ref,
-                                 [](Timestamp t, const Point& p) { return t < p.t; });
+      auto it = s->first_after(ref);
       if (it == points.begin()) continue;
       --it;
       if (it->t < ref - options_.lookback_ms || is_stale_nan(it->v)) continue;
@@ -894,13 +931,19 @@ class Evaluator {
              "];many-to-many matching not allowed: matching labels must be unique on one side");
       }
     }
-    // Per matched right-hand sample (one per signature): the output label sets it gave.
-    std::unordered_map<const Sample*, std::set<Labels>> matched;
+    // One-to-one: whether each right-hand sample (one per signature) was matched already.
+    // Otherwise: the output label sets each gave, by a hash of the set and the sample, as
+    // positions in `out` (no label set is copied to remember it).
+    std::vector<bool> matched(rhs.size(), false);
+    LabelSetIndex outputs;
+    std::vector<std::size_t> output_rhs;
+    const bool drops_name = drops_metric_name(e.op);
     Vector out;
     for (const auto& ls : lhs) {
       const Sample* match = right.find(ls.labels);
       if (match == nullptr) continue;
       const Sample& rs = *match;
+      const auto rhs_index = static_cast<std::size_t>(match - rhs.data());
       double vl = ls.value;
       double vr = rs.value;
       if (one_to_many) std::swap(vl, vr);
@@ -910,42 +953,80 @@ class Evaluator {
       } else if (!keep) {
         continue;
       }
-      Labels metric = ls.labels;
-      if (drops_metric_name(e.op)) delete_label(metric, kMetricNameLabel);
-      if (m.card == Cardinality::one_to_one) {
-        if (m.on) {
-          std::erase_if(metric, [&](const auto& kv) {
-            return std::find(m.labels.begin(), m.labels.end(), kv.first) == m.labels.end();
-          });
-        } else {
-          for (const auto& l : m.labels) delete_label(metric, l);
+      // engine.go resultMetric: the left-hand labels, without the metric name for arithmetic;
+      // one-to-one keeps only the on() labels, or drops the ignoring() ones. Copied label by
+      // label, not copied whole and then erased from.
+      Labels metric;
+      metric.reserve(ls.labels.size());
+      for (const auto& kv : ls.labels) {
+        if (drops_name && kv.first == kMetricNameLabel) continue;
+        if (m.card == Cardinality::one_to_one) {
+          const bool listed =
+              std::find(m.labels.begin(), m.labels.end(), kv.first) != m.labels.end();
+          if (m.on != listed) continue;
         }
+        metric.push_back(kv);
       }
       for (const auto& l : m.include) set_label(metric, l, label_value(rs.labels, l));
       if (e.return_bool) delete_label(metric, kMetricNameLabel);
-      auto [mit, first] = matched.try_emplace(&rs);
       if (m.card == Cardinality::one_to_one) {
-        if (!first) {
+        if (matched[rhs_index]) {
           fail(
               "multiple matches for labels: many-to-one matching must be explicit "
               "(group_left/group_right)");
         }
-      } else if (!mit->second.insert(metric).second) {
-        fail("multiple matches for labels: grouping labels must ensure unique matches");
+        matched[rhs_index] = true;
+      } else {
+        const std::uint64_t hash =
+            hash_labels(metric) ^ (static_cast<std::uint64_t>(rhs_index) * 0x9e3779b97f4a7c15ULL);
+        const bool added = outputs
+                               .find_or_add_hashed(hash, out.size(),
+                                                   [&](std::size_t at) {
+                                                     return output_rhs[at] == rhs_index &&
+                                                            out[at].labels == metric;
+                                                   })
+                               .second;
+        if (!added) fail("multiple matches for labels: grouping labels must ensure unique matches");
+        output_rhs.push_back(rhs_index);
       }
       out.push_back(Sample{std::move(metric), value});
     }
     return out;
   }
 
-  Labels group_labels(const Expr& e, const Labels& labels) {
+  // Whether an aggregation's group keeps the label `name`: `by` keeps the listed labels,
+  // `without` all but the listed ones and the metric name.
+  static bool in_group(const Expr& e, const std::string& name) {
+    const bool listed = std::find(e.grouping.begin(), e.grouping.end(), name) != e.grouping.end();
+    return e.without ? (!listed && name != kMetricNameLabel) : listed;
+  }
+
+  static Labels group_labels(const Expr& e, const Labels& labels) {
     Labels out;
     for (const auto& kv : labels) {
-      const bool listed =
-          std::find(e.grouping.begin(), e.grouping.end(), kv.first) != e.grouping.end();
-      if (e.without ? (!listed && kv.first != kMetricNameLabel) : listed) out.push_back(kv);
+      if (in_group(e, kv.first)) out.push_back(kv);
     }
     return out;
+  }
+
+  // hash_labels(group_labels(e, labels)), without building the group's label set.
+  static std::uint64_t group_hash(const Expr& e, const Labels& labels) {
+    std::uint64_t h = 0;
+    for (const auto& [name, value] : labels) {
+      if (in_group(e, name)) h = hash_label(h, name, value);
+    }
+    return h;
+  }
+
+  // group_labels(e, labels) == group, without building the left-hand side.
+  static bool in_this_group(const Expr& e, const Labels& labels, const Labels& group) {
+    auto g = group.begin();
+    for (const auto& kv : labels) {
+      if (!in_group(e, kv.first)) continue;
+      if (g == group.end() || *g != kv) return false;
+      ++g;
+    }
+    return g == group.end();
   }
 
   Vector eval_aggregate(const Expr& e) {
@@ -985,18 +1066,26 @@ class Evaluator {
     const auto k = static_cast<std::size_t>(
         std::min(param >= 1 ? param : 0, static_cast<double>(in.size() + 1)));
     for (auto& s : in) {
-      Labels key = group_labels(e, s.labels);
+      Labels key;
+      std::pair<std::size_t, bool> found;
       if (op == AggregateOp::count_values) {
         Labels with_value = s.labels;
         set_label(with_value, label_param, format_float_plain(s.value));
         key = group_labels(e, with_value);
         if (!e.without) set_label(key, label_param, format_float_plain(s.value));
+        found = index.find_or_add(key, groups.size(),
+                                  [&](std::size_t i) -> const Labels& { return groups[i].labels; });
+      } else {
+        // The group's label set is built only when the group is new: most samples join one.
+        found = index.find_or_add_hashed(
+            group_hash(e, s.labels), groups.size(),
+            [&](std::size_t i) { return in_this_group(e, s.labels, groups[i].labels); });
+        if (found.second) key = group_labels(e, s.labels);
       }
-      const auto [at, inserted] = index.find_or_add(
-          key, groups.size(), [&](std::size_t i) -> const Labels& { return groups[i].labels; });
+      const auto [at, inserted] = found;
       if (inserted) {
         // engine.go aggregation: the first sample starts the group (value and mean).
-        groups.push_back(Group{key, s.value, 1, s.value, 0, {}, {}});
+        groups.push_back(Group{std::move(key), s.value, 1, s.value, 0, {}, {}});
         if (op == AggregateOp::quantile) groups.back().values.push_back(s.value);
         if (op == AggregateOp::topk || op == AggregateOp::bottomk)
           groups.back().top.push_back(std::move(s));
@@ -1065,6 +1154,7 @@ class Evaluator {
   Timestamp query_ts_;  ///< the time of the whole query, for `@ start()` / `@ end()`
   EvalOptions options_;
   SampleBudget& budget_;
+  RepeatedValues* repeated_;
 };
 
 }  // namespace
@@ -1073,7 +1163,8 @@ Result<Value> evaluate(const Expr& expr, const Queryable& storage, Timestamp ts,
                        const EvalOptions& options) {
   try {
     SampleBudget budget(options.max_samples);
-    Evaluator ev(storage, ts, ts, options, budget);
+    RepeatedValues repeated;
+    Evaluator ev(storage, ts, ts, options, budget, &repeated);
     return ev.eval(expr);
   } catch (const EvalFailure& f) {
     return Error{f.code, f.message};

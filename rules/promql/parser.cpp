@@ -656,7 +656,9 @@ ParseResult parse_expr(const std::string& input) {
   }
   try {
     Parser p(std::move(tokens).value());
-    return p.parse_all();
+    ExprPtr e = p.parse_all();
+    mark_repeated_subexpressions(*e);
+    return e;
   } catch (const ParseFailure& f) {
     return f.error;
   }

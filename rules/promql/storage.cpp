@@ -1,6 +1,8 @@
 #include "rules/promql/storage.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <limits>
 
 namespace rdmatop::promql {
 
@@ -20,7 +22,43 @@ void drop_below(std::vector<std::uint64_t>& indices, std::uint64_t from) {
   indices.erase(indices.begin(), std::lower_bound(indices.begin(), indices.end(), from));
 }
 
+/// The first of `points` (ascending timestamps) at or after `t`: std::lower_bound, in two or
+/// three looks at the deque instead of log2(n) scattered over its blocks. Rules read windows
+/// that end at the newest point, over series that get one point per tick: the position of `t`
+/// is guessed from the average spacing of the points and confirmed by its neighbours; the
+/// binary search runs only when the guess misses (irregular ticks, gaps). At 8,100 series
+/// with 10 minutes of history the binary searches' cache misses were most of the rules' time.
+std::deque<Point>::const_iterator first_at_or_after(const std::deque<Point>& points, Timestamp t) {
+  const std::size_t n = points.size();
+  if (n == 0 || points.front().t >= t) return points.begin();
+  if (points.back().t < t) return points.end();
+  // Here n >= 2 and front < t <= back, so the answer is in [1, n - 1].
+  const double span = static_cast<double>(points.back().t - points.front().t);
+  const double offset = static_cast<double>(t - points.front().t);
+  const auto guess = std::clamp<std::size_t>(
+      static_cast<std::size_t>(offset / span * static_cast<double>(n - 1)), 1, n - 1);
+  const auto at = points.begin() + static_cast<std::ptrdiff_t>(guess);
+  if (at->t >= t) {
+    if ((at - 1)->t < t) return at;
+  } else if (guess + 1 < n && (at + 1)->t >= t) {
+    return at + 1;
+  }
+  return std::lower_bound(points.begin(), points.end(), t,
+                          [](const Point& p, Timestamp x) { return p.t < x; });
+}
+
+/// The first of `points` after `t` (std::upper_bound): at or after t + 1, timestamps being
+/// whole milliseconds.
+std::deque<Point>::const_iterator first_after(const std::deque<Point>& points, Timestamp t) {
+  if (t == std::numeric_limits<Timestamp>::max()) return points.end();
+  return first_at_or_after(points, t + 1);
+}
+
 }  // namespace
+
+std::deque<Point>::const_iterator StoredSeries::first_after(Timestamp t) const {
+  return promql::first_after(points_, t);
+}
 
 void StoredSeries::append(Point p) {
   if (!points_.empty() && points_.back().t == p.t) {
@@ -65,10 +103,8 @@ void StoredSeries::clear() {
 
 StoredWindow StoredSeries::window(Timestamp start, Timestamp end) const {
   StoredWindow w;
-  w.begin = std::lower_bound(points_.begin(), points_.end(), start,
-                             [](const Point& p, Timestamp t) { return p.t < t; });
-  w.end = std::upper_bound(w.begin, points_.end(), end,
-                           [](Timestamp t, const Point& p) { return t < p.t; });
+  w.begin = first_at_or_after(points_, start);
+  w.end = std::max(w.begin, promql::first_after(points_, end));
   const auto index = [this](std::deque<Point>::const_iterator it) {
     return dropped_ + static_cast<std::uint64_t>(it - points_.begin());
   };

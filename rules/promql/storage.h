@@ -42,6 +42,9 @@ class StoredSeries {
   void clear();
   /// The points with a timestamp in [start, end], and their sample and reset counts.
   StoredWindow window(Timestamp start, Timestamp end) const;
+  /// The first point with a timestamp after `t` (std::upper_bound), found as window() finds
+  /// its ends: the newest point is looked at first.
+  std::deque<Point>::const_iterator first_after(Timestamp t) const;
 
  private:
   std::deque<Point> points_;

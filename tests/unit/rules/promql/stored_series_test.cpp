@@ -5,6 +5,7 @@
 // and a comparison with a number applied as samples are made equals the general operator.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 #include <string>
@@ -171,4 +172,64 @@ TEST_CASE(
   CHECK(compared > 2500);
   CHECK(with_resets > 250);
   CHECK(compared - with_resets > 250);
+}
+
+TEST_CASE("StoredSeries finds a window's ends as std::upper_bound does, evenly spaced or not",
+          "[rules][promql][storage]") {
+  // window() and first_after() guess a position from the average spacing and confirm it:
+  // every spacing below (one per tick, jittered, gaps, runs of equal-spaced points after a
+  // gap, a single point) must give what a binary search gives, for any probe time.
+  std::mt19937 rng(20261204);
+  std::size_t probes = 0;
+  std::size_t guessed_layouts = 0;
+  for (int layout = 0; layout < 200; ++layout) {
+    StoredSeries s;
+    Timestamp t = static_cast<Timestamp>(rng() % 5000);
+    const auto n = 1 + rng() % 80;
+    for (std::size_t i = 0; i < n; ++i) {
+      s.append(Point{t, static_cast<double>(i)});
+      switch (layout % 4) {
+        case 0:  // one per tick, as the collector writes
+          t += 1000;
+          break;
+        case 1:  // jittered ticks
+          t += 900 + static_cast<Timestamp>(rng() % 200);
+          break;
+        case 2:  // a gap now and then
+          t += rng() % 10 == 0 ? 30'000 : 1000;
+          break;
+        default:  // anything
+          t += 1 + static_cast<Timestamp>(rng() % 5000);
+          break;
+      }
+    }
+    if (layout % 5 == 0 && s.points().size() > 3) s.drop_before(s.points()[2].t);
+    guessed_layouts += s.points().size() >= 2 ? 1 : 0;
+    const auto& pts = s.points();
+    const Timestamp lo = pts.front().t - 3000;
+    const Timestamp hi = pts.back().t + 3000;
+    for (Timestamp probe = lo; probe <= hi; probe += 1 + static_cast<Timestamp>(rng() % 700)) {
+      const auto expected = std::upper_bound(pts.begin(), pts.end(), probe,
+                                             [](Timestamp x, const Point& p) { return x < p.t; });
+      INFO("layout " << layout << ", probe " << probe);
+      REQUIRE(s.first_after(probe) == expected);
+      for (const Timestamp range : {Timestamp{0}, Timestamp{999}, Timestamp{5000}}) {
+        const StoredWindow w = s.window(probe - range, probe);
+        const auto begin = std::lower_bound(pts.begin(), pts.end(), probe - range,
+                                            [](const Point& p, Timestamp x) { return p.t < x; });
+        REQUIRE(w.begin == begin);
+        REQUIRE(w.end == expected);
+      }
+      // Exactly on a point's timestamp, and one millisecond either side of it.
+      const Point& on = pts[static_cast<std::size_t>(rng()) % pts.size()];
+      for (const Timestamp at : {on.t - 1, on.t, on.t + 1}) {
+        REQUIRE(s.first_after(at) ==
+                std::upper_bound(pts.begin(), pts.end(), at,
+                                 [](Timestamp x, const Point& p) { return x < p.t; }));
+      }
+      ++probes;
+    }
+  }
+  CHECK(probes > 5000);
+  CHECK(guessed_layouts > 150);
 }
