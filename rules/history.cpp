@@ -1,6 +1,8 @@
 #include "rules/history.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <string_view>
 
 namespace rdmatop {
@@ -39,31 +41,69 @@ void History::append(const Labels& labels, Timestamp ts, double value) {
 
 namespace {
 
-/// Whether `stored` (sorted, with __name__) is exactly promql::series_labels(s), compared in
-/// place. Labels that arrive unsorted or carry a __name__ of their own answer false, and the
-/// caller takes the key path, which handles them.
-bool stored_as(const Series& s, const Labels& stored) {
-  if (stored.size() != s.labels.size() + 1) return false;
-  // A string_view: comparing with the `const char*` ran strlen for every label (~5% of a tick).
-  constexpr std::string_view metric_name = promql::kMetricNameLabel;
-  std::size_t j = 0;
-  for (const auto& [name, value] : stored) {
-    if (name == metric_name) {
-      if (value != s.name) return false;
-      continue;
-    }
-    if (j == s.labels.size() || s.labels[j].first != name || s.labels[j].second != value)
-      return false;
-    ++j;
+void pack(std::string& out, std::string_view text) {
+  const auto size = static_cast<std::uint32_t>(text.size());
+  out.append(reinterpret_cast<const char*>(&size), sizeof size);
+  out.append(text);
+}
+
+/// Appends the arrival record of `s`: what decides its entry and its origin.
+void pack_arrival(std::string& out, const Series& s) {
+  pack(out, s.name);
+  const auto count = static_cast<std::uint32_t>(s.labels.size());
+  out.append(reinterpret_cast<const char*>(&count), sizeof count);
+  for (const auto& [name, value] : s.labels) {
+    pack(out, name);
+    pack(out, value);
   }
-  return true;
+  out.push_back(static_cast<char>(s.kind));
+  pack(out, s.origin);
+}
+
+/// Reads a record written by pack_arrival and compares it with a series as it goes.
+class RecordReader {
+ public:
+  explicit RecordReader(std::string_view record) : rest_(record) {}
+  bool text(std::string_view expected) {
+    std::uint32_t size = 0;
+    if (rest_.size() < sizeof size) return false;
+    std::memcpy(&size, rest_.data(), sizeof size);
+    if (size != expected.size() || rest_.size() - sizeof size < size) return false;
+    if (rest_.compare(sizeof size, size, expected) != 0) return false;
+    rest_.remove_prefix(sizeof size + size);
+    return true;
+  }
+  bool count(std::uint32_t expected) {
+    std::uint32_t n = 0;
+    if (rest_.size() < sizeof n) return false;
+    std::memcpy(&n, rest_.data(), sizeof n);
+    rest_.remove_prefix(sizeof n);
+    return n == expected;
+  }
+  bool byte(char expected) {
+    if (rest_.empty() || rest_.front() != expected) return false;
+    rest_.remove_prefix(1);
+    return true;
+  }
+  bool at_end() const { return rest_.empty(); }
+
+ private:
+  std::string_view rest_;
+};
+
+/// Whether `record` is the arrival record of `s`, compared in place.
+bool arrived_as(const Series& s, std::string_view record) {
+  RecordReader r(record);
+  if (!r.text(s.name) || !r.count(static_cast<std::uint32_t>(s.labels.size()))) return false;
+  for (const auto& [name, value] : s.labels) {
+    if (!r.text(name) || !r.text(value)) return false;
+  }
+  return r.byte(static_cast<char>(s.kind)) && r.text(s.origin) && r.at_end();
 }
 
 }  // namespace
 
-History::Entry& History::arrival_entry(const Series& s, Entry* same_position_last_tick) {
-  if (same_position_last_tick != nullptr && stored_as(s, same_position_last_tick->stored.labels))
-    return *same_position_last_tick;
+History::Entry& History::arrival_entry(const Series& s) {
   std::string arrival_key = series_key(s.name, s.labels);
   auto known = by_series_key_.find(arrival_key);
   if (known == by_series_key_.end()) {
@@ -72,27 +112,53 @@ History::Entry& History::arrival_entry(const Series& s, Entry* same_position_las
     created.series_keys.push_back(arrival_key);
     known = by_series_key_.emplace(std::move(arrival_key), &created).first;
   }
-  return *known->second;
+  Entry& entry = *known->second;
+  if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
+    // Another raw counter feeds the series now: rate() and increase() across the two would
+    // subtract unrelated counters, so the series starts again from this tick.
+    if (entry.has_origin) entry.stored.clear();
+    entry.origin = s.origin;
+    entry.has_origin = true;
+    ++entry.origin_changes;
+  }
+  return entry;
+}
+
+void History::record_arrivals(const std::vector<Series>& series,
+                              const std::vector<std::pair<Entry*, double>>& filed,
+                              Arrivals& arrivals) {
+  arrivals.entries.clear();
+  arrivals.origin_changes.clear();
+  arrivals.packed.clear();
+  arrivals.offsets.assign(1, 0);
+  for (std::size_t i = 0; i < series.size(); ++i) {
+    arrivals.entries.push_back(filed[i].first);
+    arrivals.origin_changes.push_back(filed[i].first->origin_changes);
+    pack_arrival(arrivals.packed, series[i]);
+    arrivals.offsets.push_back(arrivals.packed.size());
+  }
 }
 
 void History::ingest(const std::vector<Series>& series, Timestamp ts, const std::string& source) {
   std::vector<std::pair<Entry*, double>> samples;
   samples.reserve(series.size());
-  std::vector<Entry*>& arrivals = arrivals_by_source_[source];
-  arrivals.resize(series.size(), nullptr);
+  Arrivals& last = arrivals_by_source_[source];
+  const std::string_view packed = last.packed;
+  bool changed = series.size() != last.entries.size();
   for (std::size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
-    Entry& entry = arrival_entry(s, arrivals[i]);
-    arrivals[i] = &entry;
-    if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
-      // Another raw counter feeds the series now: rate() and increase() across the two would
-      // subtract unrelated counters, so the series starts again from this tick.
-      if (entry.has_origin) entry.stored.clear();
-      entry.origin = s.origin;
-      entry.has_origin = true;
+    Entry* same = i < last.entries.size() ? last.entries[i] : nullptr;
+    // The same series as last tick at this position, and nothing changed its entry's origin
+    // since: same entry, same origin.
+    if (same != nullptr && same->origin_changes == last.origin_changes[i] &&
+        arrived_as(s, packed.substr(last.offsets[i], last.offsets[i + 1] - last.offsets[i]))) {
+      samples.emplace_back(same, s.value);
+      continue;
     }
-    samples.emplace_back(&entry, s.value);
+    changed = true;
+    samples.emplace_back(&arrival_entry(s), s.value);
   }
+  if (changed) record_arrivals(series, samples, last);
   ingest_keyed(samples, ts, source);
 }
 
@@ -136,7 +202,8 @@ void History::erase(Entry& entry) {
   }
   for (auto& [source, last] : last_by_source_) drop(last);
   for (auto& [source, arrivals] : arrivals_by_source_)
-    std::replace(arrivals.begin(), arrivals.end(), &entry, static_cast<Entry*>(nullptr));
+    std::replace(arrivals.entries.begin(), arrivals.entries.end(), &entry,
+                 static_cast<Entry*>(nullptr));
   for (const std::string& key : entry.series_keys) by_series_key_.erase(key);
   series_.erase(entry.key);
   ++generation_;

@@ -75,6 +75,26 @@ TEST_CASE("History restarts a counter whose raw origin changed", "[rules][histor
   CHECK(one->points().front().v == 5);
 }
 
+TEST_CASE("History restarts a counter whose origin another source changed meanwhile",
+          "[rules][history]") {
+  // Source a carries the same series as at its last tick, so its arrival record matches; but
+  // source b fed the series from another raw counter in between, and a's next sample must not
+  // be subtracted from b's.
+  History h;
+  h.ingest({x_counter("1", 100, "hw/a")}, kT0, "a");
+  h.ingest({x_counter("1", 110, "hw/a")}, kT0 + 1000, "a");
+  REQUIRE(x_port(h, "1")->points().size() == 2);
+  h.ingest({x_counter("1", 5, "ethtool/b")}, kT0 + 2000, "b");
+  REQUIRE(x_port(h, "1")->points().size() == 1);
+  h.ingest({x_counter("1", 120, "hw/a")}, kT0 + 3000, "a");
+  const auto* one = x_port(h, "1");
+  REQUIRE(one->points().size() == 1);
+  CHECK(one->points().front().v == 120);
+  // Unchanged since: the next tick of a appends.
+  h.ingest({x_counter("1", 130, "hw/a")}, kT0 + 4000, "a");
+  CHECK(x_port(h, "1")->points().size() == 2);
+}
+
 TEST_CASE("History prunes past its retention and forgets series left empty", "[rules][history]") {
   History h(10'000);
   h.ingest({x_counter("1", 1), x_counter("2", 2)}, kT0);
