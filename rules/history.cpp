@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 namespace rdmatop {
@@ -22,6 +23,8 @@ History::Entry& History::entry_for(const std::string& key, const Labels& labels)
     entry.key = key;
     entry.stored.labels = labels;
     entry.stored.created = created_++;
+    entry.front_index = fronts_.size();
+    fronts_.emplace_back(std::numeric_limits<Timestamp>::max(), &entry);
     ++generation_;
     by_name_[label_value(labels, promql::kMetricNameLabel)].push_back(&entry);
   }
@@ -31,8 +34,21 @@ History::Entry& History::entry_for(const std::string& key, const Labels& labels)
 void History::append_to(Entry& entry, Timestamp ts, double value) {
   const auto& points = entry.stored.points();
   if (!points.empty() && points.back().t > ts) return;
+  const bool was_empty = points.empty();
   entry.stored.append(promql::Point{ts, value});  // replaces the last at the same timestamp
+  if (was_empty) note_front(entry);
   newest_ = std::max(newest_, ts);
+}
+
+void History::drop_before(Entry& entry, Timestamp oldest) {
+  entry.stored.drop_before(oldest);
+  note_front(entry);
+}
+
+void History::note_front(const Entry& entry) {
+  const auto& points = entry.stored.points();
+  fronts_[entry.front_index].first =
+      points.empty() ? std::numeric_limits<Timestamp>::max() : points.front().t;
 }
 
 void History::append(const Labels& labels, Timestamp ts, double value) {
@@ -116,21 +132,26 @@ History::Entry& History::arrival_entry(const Series& s) {
   if (s.kind == SeriesKind::counter && (!entry.has_origin || entry.origin != s.origin)) {
     // Another raw counter feeds the series now: rate() and increase() across the two would
     // subtract unrelated counters, so the series starts again from this tick.
-    if (entry.has_origin) entry.stored.clear();
+    if (entry.has_origin) {
+      entry.stored.clear();
+      note_front(entry);
+    }
     entry.origin = s.origin;
     entry.has_origin = true;
     ++entry.origin_changes;
+    ++origin_changes_;
   }
   return entry;
 }
 
 void History::record_arrivals(const std::vector<Series>& series,
                               const std::vector<std::pair<Entry*, double>>& filed,
-                              Arrivals& arrivals) {
+                              std::uint64_t all_origin_changes, Arrivals& arrivals) {
   arrivals.entries.clear();
   arrivals.origin_changes.clear();
   arrivals.packed.clear();
   arrivals.offsets.assign(1, 0);
+  arrivals.all_origin_changes = all_origin_changes;
   for (std::size_t i = 0; i < series.size(); ++i) {
     arrivals.entries.push_back(filed[i].first);
     arrivals.origin_changes.push_back(filed[i].first->origin_changes);
@@ -145,12 +166,16 @@ void History::ingest(const std::vector<Series>& series, Timestamp ts, const std:
   Arrivals& last = arrivals_by_source_[source];
   const std::string_view packed = last.packed;
   bool changed = series.size() != last.entries.size();
+  // No origin changed anywhere since the records were made (nearly always): the entries'
+  // counts need not be read.
+  const bool origins_as_recorded = last.all_origin_changes == origin_changes_;
   for (std::size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
     Entry* same = i < last.entries.size() ? last.entries[i] : nullptr;
     // The same series as last tick at this position, and nothing changed its entry's origin
     // since: same entry, same origin.
-    if (same != nullptr && same->origin_changes == last.origin_changes[i] &&
+    if (same != nullptr &&
+        (origins_as_recorded || same->origin_changes == last.origin_changes[i]) &&
         arrived_as(s, packed.substr(last.offsets[i], last.offsets[i + 1] - last.offsets[i]))) {
       samples.emplace_back(same, s.value);
       continue;
@@ -158,7 +183,7 @@ void History::ingest(const std::vector<Series>& series, Timestamp ts, const std:
     changed = true;
     samples.emplace_back(&arrival_entry(s), s.value);
   }
-  if (changed) record_arrivals(series, samples, last);
+  if (changed) record_arrivals(series, samples, origin_changes_, last);
   ingest_keyed(samples, ts, source);
 }
 
@@ -173,10 +198,13 @@ void History::ingest(const promql::Vector& samples, Timestamp ts, const std::str
 void History::ingest_keyed(const std::vector<std::pair<Entry*, double>>& samples, Timestamp ts,
                            const std::string& source) {
   const std::uint64_t this_ingest = ++ingests_;
+  const Timestamp oldest = ts - retention_ms_;
   std::vector<Entry*> now;
   now.reserve(samples.size());
   for (const auto& [entry, value] : samples) {
     append_to(*entry, ts, value);
+    // Pruned here, while the entry is in the cache; prune() below then finds it done.
+    if (fronts_[entry->front_index].first < oldest) drop_before(*entry, oldest);
     if (entry->seen_in != this_ingest) now.push_back(entry);
     entry->seen_in = this_ingest;
   }
@@ -205,16 +233,23 @@ void History::erase(Entry& entry) {
     std::replace(arrivals.entries.begin(), arrivals.entries.end(), &entry,
                  static_cast<Entry*>(nullptr));
   for (const std::string& key : entry.series_keys) by_series_key_.erase(key);
+  // Out of fronts_ by moving the last one into its place.
+  const std::size_t at = entry.front_index;
+  fronts_[at] = fronts_.back();
+  fronts_[at].second->front_index = at;
+  fronts_.pop_back();
   series_.erase(entry.key);
   ++generation_;
 }
 
 void History::prune(Timestamp now) {
   const Timestamp oldest = now - retention_ms_;
+  constexpr Timestamp kNoPoints = std::numeric_limits<Timestamp>::max();
   std::vector<Entry*> emptied;
-  for (auto& [key, entry] : series_) {
-    entry.stored.drop_before(oldest);
-    if (entry.stored.points().empty()) emptied.push_back(&entry);
+  for (const auto& [front, entry] : fronts_) {
+    if (front >= oldest && front != kNoPoints) continue;  // nothing to drop
+    if (front != kNoPoints) drop_before(*entry, oldest);
+    if (entry->stored.points().empty()) emptied.push_back(entry);
   }
   for (Entry* entry : emptied) erase(*entry);
 }

@@ -112,6 +112,40 @@ TEST_CASE("History prunes past its retention and forgets series left empty", "[r
   CHECK(selected[1]->points().size() == 1);
 }
 
+TEST_CASE("History keeps pruning every series while others are erased and created",
+          "[rules][history]") {
+  // prune() finds the series to prune from a dense list that an erased series leaves by
+  // giving its place to the last one: that one's place must follow it, or a later series is
+  // never pruned (or a freed one is).
+  History h(5'000);
+  promql::Timestamp t = kT0;
+  const auto tick = [&](std::initializer_list<const char*> ports) {
+    std::vector<Series> carried;
+    for (const char* p : ports) carried.push_back(x_counter(p, static_cast<double>(t - kT0)));
+    h.ingest(carried, t);
+    t += 1000;
+  };
+  tick({"a", "b", "c", "d"});
+  for (int i = 0; i < 8; ++i) tick({"a", "c", "d"});  // b goes stale, then is erased
+  REQUIRE(x_port(h, "b") == nullptr);
+  for (int i = 0; i < 3; ++i) tick({"a", "c", "d", "e"});  // e is new
+  for (int i = 0; i < 8; ++i) tick({"a", "c", "e"});       // d goes stale, then is erased
+  REQUIRE(x_port(h, "d") == nullptr);
+  for (int i = 0; i < 8; ++i) tick({"a", "c", "e"});
+  const promql::Timestamp now = t - 1000;
+  for (const char* p : {"a", "c", "e"}) {
+    INFO("port " << p);
+    const auto* s = x_port(h, p);
+    REQUIRE(s != nullptr);
+    CHECK(s->points().front().t >= now - 5'000);  // nothing older than the retention
+    CHECK(s->points().back().t == now);
+  }
+  CHECK(h.series_count() == 3);
+  for (int i = 0; i < 8; ++i) tick({"a", "c"});  // e goes stale, then is erased
+  CHECK(x_port(h, "e") == nullptr);
+  CHECK(h.series_count() == 2);
+}
+
 TEST_CASE("History selects in creation order, with or without a metric name", "[rules][history]") {
   History h;
   h.ingest({x_counter("9", 1), x_counter("1", 1), x_counter("5", 1)}, kT0);
