@@ -48,18 +48,22 @@ RawCounterFilter& RawCounterFilter::operator=(const RawCounterFilter& other) {
   include_ = other.include_;
   exclude_ = other.exclude_;
   const std::lock_guard<std::mutex> lock(mutex_);
-  decisions_.clear();
+  ethtool_decisions_.clear();
+  other_decisions_.clear();
   return *this;
 }
 
 bool RawCounterFilter::admits(const std::string& name, bool ethtool_stat) const {
-  const std::string key = (ethtool_stat ? "e\n" : "o\n") + name;
+  // Nothing to decide (no pattern, and no per-queue rule for this family): no lookup, no lock.
+  if (!include_ && !exclude_ && (!ethtool_stat || options_.per_queue)) return true;
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (const auto it = decisions_.find(key); it != decisions_.end()) return it->second;
+  // Looked up by the name itself, one map per kind: no key is built per counter.
+  auto& decisions = ethtool_stat ? ethtool_decisions_ : other_decisions_;
+  if (const auto it = decisions.find(name); it != decisions.end()) return it->second;
   bool keep = !(ethtool_stat && !options_.per_queue && is_per_queue_ethtool_stat(name));
   if (keep && include_) keep = include_->matches(name);
   if (keep && exclude_) keep = !exclude_->matches(name);
-  decisions_.emplace(key, keep);
+  decisions.emplace(name, keep);
   return keep;
 }
 

@@ -42,8 +42,9 @@ class RawCounterFilter {
   RawCounterFilterOptions options_;
   std::optional<AnchoredRegex> include_;
   std::optional<AnchoredRegex> exclude_;
-  mutable std::mutex mutex_;  // guards decisions_: scrapes may build families concurrently
-  mutable std::unordered_map<std::string, bool> decisions_;
+  mutable std::mutex mutex_;  // guards the decisions: scrapes may build families concurrently
+  mutable std::unordered_map<std::string, bool> ethtool_decisions_;
+  mutable std::unordered_map<std::string, bool> other_decisions_;
 };
 
 /// Whether an ethtool statistic counts one queue or channel rather than the port.
