@@ -146,7 +146,8 @@ std::vector<const Finding*> visible_findings(const PublishedTick& report, const 
   for (const bool want_resolved : {false, true}) {
     for (const Finding& f : report.findings) {
       if ((f.state == FindingState::resolved) != want_resolved) continue;
-      if (matches_filter(finding_row(f), state.filter)) out.push_back(&f);
+      // Without a filter every finding matches: no row is built to find that out.
+      if (state.filter.empty() || matches_filter(finding_row(f), state.filter)) out.push_back(&f);
     }
   }
   return out;
@@ -157,20 +158,37 @@ std::string port_label(const PublishedTick& report, const TickPort& port) {
   return fmt::format("{}/{}", dev.name, dev.ports[port.port_index].port);
 }
 
-const Finding* worst_finding(const PublishedTick& report, const TickPort& port) {
-  const DeviceSample& dev = report.snapshot.devices[port.device_index];
-  const std::string port_number = std::to_string(dev.ports[port.port_index].port);
-  const Finding* worst = nullptr;
-  for (const Finding& f : report.findings) {
+WorstFindings::WorstFindings(const std::vector<Finding>& findings) {
+  for (std::size_t i = 0; i < findings.size(); ++i) {
+    const Finding& f = findings[i];
     // History (lifetime evidence) is in the findings list, not in the port's live marker.
     if (f.state == FindingState::resolved || is_lifetime(f)) continue;
-    if (label_value(f.labels, "device") != dev.name) continue;
-    const std::string& p = label_value(f.labels, "port");
-    // A device-scope finding (no port label) concerns every port of the device.
-    if (!p.empty() && p != port_number) continue;
-    if (worst == nullptr || severity_rank(f.severity) > severity_rank(worst->severity)) worst = &f;
+    // A device-scope finding (no port label) is filed under "" and concerns every port.
+    Worst& worst = by_place_[{label_value(f.labels, "device"), label_value(f.labels, "port")}];
+    if (worst.finding == nullptr ||
+        severity_rank(f.severity) > severity_rank(worst.finding->severity)) {
+      worst = Worst{&f, i};
+    }
   }
-  return worst;
+}
+
+const WorstFindings::Worst* WorstFindings::find(const std::string& device,
+                                                const std::string& port) const {
+  const auto it = by_place_.find({device, port});
+  return it == by_place_.end() ? nullptr : &it->second;
+}
+
+const Finding* WorstFindings::of(const std::string& device, const std::string& port) const {
+  const Worst* own = find(device, port);
+  const Worst* device_wide = find(device, "");
+  if (own == nullptr || device_wide == nullptr) {
+    const Worst* only = own != nullptr ? own : device_wide;
+    return only == nullptr ? nullptr : only->finding;
+  }
+  const int a = severity_rank(own->finding->severity);
+  const int b = severity_rank(device_wide->finding->severity);
+  if (a != b) return a > b ? own->finding : device_wide->finding;
+  return own->position < device_wide->position ? own->finding : device_wide->finding;
 }
 
 PortsTable build_ports_table(const PublishedTick& report, const UiState& state) {
@@ -179,6 +197,7 @@ PortsTable build_ports_table(const PublishedTick& report, const UiState& state) 
     std::size_t index;
   };
   std::vector<Entry> entries;
+  const WorstFindings worst_findings(report.findings);
   for (std::size_t i = 0; i < report.ports.size(); ++i) {
     const TickPort& pr = report.ports[i];
     const PortSample& port = report.snapshot.devices[pr.device_index].ports[pr.port_index];
@@ -203,7 +222,8 @@ PortsTable build_ports_table(const PublishedTick& report, const UiState& state) 
         row.cells.push_back(rate_cell(figure, std::string(def.unit)));
       }
     }
-    if (const Finding* w = worst_finding(report, pr)) {
+    const std::string& device = report.snapshot.devices[pr.device_index].name;
+    if (const Finding* w = worst_findings.of(device, std::to_string(port.port))) {
       row.cells.push_back(Cell{fmt::format("{} {}", to_string(w->severity), w->rule),
                                severity_tone(w->severity),
                                static_cast<double>(severity_rank(w->severity))});

@@ -7,9 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "pipeline/tick.h"
@@ -106,8 +108,24 @@ Tone severity_tone(Severity severity);
 std::vector<const Finding*> visible_findings(const PublishedTick& report, const UiState& state);
 /// "SEV", "RULE", "WHERE", "STATE", "SUMMARY" cells of one finding.
 Row finding_row(const Finding& finding);
-/// The worst active (pending or firing) finding on a port, or null.
-const Finding* worst_finding(const PublishedTick& report, const TickPort& port);
+/// The worst active (pending or firing) finding of each port, from one pass over a tick's
+/// findings: a lookup per port, where a scan of every finding per port cost most of a frame on
+/// 64 ports with thousands of findings. Lifetime evidence is not a port's live state.
+class WorstFindings {
+ public:
+  explicit WorstFindings(const std::vector<Finding>& findings);
+  /// The first of the highest severity, in the findings' order, among the port's own findings
+  /// and its device's findings without a port label; null when there is none.
+  const Finding* of(const std::string& device, const std::string& port) const;
+
+ private:
+  struct Worst {
+    const Finding* finding = nullptr;
+    std::size_t position = 0;  ///< in the findings' order, which breaks ties
+  };
+  const Worst* find(const std::string& device, const std::string& port) const;
+  std::map<std::pair<std::string, std::string>, Worst> by_place_;  ///< (device, port or "")
+};
 
 /// One character per value, scaled to the window's maximum (0 at the bottom). Missing values
 /// are blanks. `unicode` uses block elements; otherwise the ASCII ramp "_.:-=+*#" (non-UTF-8

@@ -1,5 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
 #include "tests/unit/tui/tui_test_support.h"
 #include "tui/view_model.h"
 
@@ -273,4 +278,57 @@ TEST_CASE("history keeps a ring of port figures, not the ticks", "[tui]") {
   REQUIRE(window.size() == 3);
   CHECK(window[0] == nullptr);
   CHECK(rx_of(window[2]) == 5.0);
+}
+
+TEST_CASE("each port's worst finding is the one a scan of every finding picks", "[tui]") {
+  // WorstFindings files each finding once by (device, port); the ports table used to scan
+  // every finding for every port. On shuffled findings (every severity and state, lifetime
+  // evidence, device-wide ones without a port, ties) both must pick the same finding: the
+  // first of the highest severity among the port's and its device's live findings.
+  const auto scan = [](const std::vector<Finding>& findings, const std::string& device,
+                       const std::string& port) {
+    const Finding* worst = nullptr;
+    for (const Finding& f : findings) {
+      if (f.state == FindingState::resolved || is_lifetime(f)) continue;
+      if (label_value(f.labels, "device") != device) continue;
+      const std::string& p = label_value(f.labels, "port");
+      if (!p.empty() && p != port) continue;
+      if (worst == nullptr || f.severity > worst->severity) worst = &f;
+    }
+    return worst;
+  };
+  std::mt19937 rng(20261205);
+  std::size_t found = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<Finding> findings;
+    const auto n = rng() % 30;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string device = "mlx5_" + std::to_string(rng() % 3);
+      const std::string port = rng() % 4 == 0 ? "" : std::to_string(1 + rng() % 3);
+      const auto severity = static_cast<Severity>(1 + rng() % 3);
+      const auto state = static_cast<FindingState>(rng() % 3);
+      Finding f = make_finding("R" + std::to_string(i), severity, state, device, port, "s");
+      if (port.empty())
+        f.labels.erase(std::remove_if(f.labels.begin(), f.labels.end(),
+                                      [](const auto& kv) { return kv.first == "port"; }),
+                       f.labels.end());
+      if (rng() % 5 == 0) {
+        f.labels.emplace_back(kEvidenceLabel, kLifetimeEvidence);
+        std::sort(f.labels.begin(), f.labels.end());
+      }
+      findings.push_back(std::move(f));
+    }
+    const WorstFindings worst(findings);
+    for (int d = 0; d < 4; ++d) {
+      for (int p = 1; p <= 4; ++p) {
+        const std::string device = "mlx5_" + std::to_string(d);
+        const std::string port = std::to_string(p);
+        INFO("round " << round << ", " << device << "/" << port);
+        const Finding* expected = scan(findings, device, port);
+        REQUIRE(worst.of(device, port) == expected);
+        found += expected != nullptr ? 1 : 0;
+      }
+    }
+  }
+  CHECK(found > 500);
 }
