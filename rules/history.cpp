@@ -146,17 +146,15 @@ History::Entry& History::arrival_entry(const Series& s) {
 
 void History::record_arrivals(const std::vector<Series>& series,
                               const std::vector<std::pair<Entry*, double>>& filed,
-                              std::uint64_t all_origin_changes, Arrivals& arrivals) {
-  arrivals.entries.clear();
-  arrivals.origin_changes.clear();
+                              Arrivals& arrivals) const {
+  arrivals.positions.clear();
   arrivals.packed.clear();
-  arrivals.offsets.assign(1, 0);
-  arrivals.all_origin_changes = all_origin_changes;
+  arrivals.all_origin_changes = origin_changes_;
   for (std::size_t i = 0; i < series.size(); ++i) {
-    arrivals.entries.push_back(filed[i].first);
-    arrivals.origin_changes.push_back(filed[i].first->origin_changes);
+    const std::size_t begin = arrivals.packed.size();
     pack_arrival(arrivals.packed, series[i]);
-    arrivals.offsets.push_back(arrivals.packed.size());
+    Entry* entry = filed[i].first;
+    arrivals.positions.push_back({entry, entry->origin_changes, begin, arrivals.packed.size()});
   }
 }
 
@@ -165,25 +163,25 @@ void History::ingest(const std::vector<Series>& series, Timestamp ts, const std:
   samples.reserve(series.size());
   Arrivals& last = arrivals_by_source_[source];
   const std::string_view packed = last.packed;
-  bool changed = series.size() != last.entries.size();
+  bool changed = series.size() != last.positions.size();
   // No origin changed anywhere since the records were made (nearly always): the entries'
   // counts need not be read.
   const bool origins_as_recorded = last.all_origin_changes == origin_changes_;
   for (std::size_t i = 0; i < series.size(); ++i) {
     const Series& s = series[i];
-    Entry* same = i < last.entries.size() ? last.entries[i] : nullptr;
+    const Arrivals::Position* was = i < last.positions.size() ? &last.positions[i] : nullptr;
+    Entry* same = was != nullptr ? was->entry : nullptr;
     // The same series as last tick at this position, and nothing changed its entry's origin
     // since: same entry, same origin.
-    if (same != nullptr &&
-        (origins_as_recorded || same->origin_changes == last.origin_changes[i]) &&
-        arrived_as(s, packed.substr(last.offsets[i], last.offsets[i + 1] - last.offsets[i]))) {
+    if (same != nullptr && (origins_as_recorded || same->origin_changes == was->origin_changes) &&
+        arrived_as(s, packed.substr(was->begin, was->end - was->begin))) {
       samples.emplace_back(same, s.value);
       continue;
     }
     changed = true;
     samples.emplace_back(&arrival_entry(s), s.value);
   }
-  if (changed) record_arrivals(series, samples, origin_changes_, last);
+  if (changed) record_arrivals(series, samples, last);
   ingest_keyed(samples, ts, source);
 }
 
@@ -229,9 +227,11 @@ void History::erase(Entry& entry) {
     if (name->second.empty()) by_name_.erase(name);
   }
   for (auto& [source, last] : last_by_source_) drop(last);
-  for (auto& [source, arrivals] : arrivals_by_source_)
-    std::replace(arrivals.entries.begin(), arrivals.entries.end(), &entry,
-                 static_cast<Entry*>(nullptr));
+  for (auto& [source, arrivals] : arrivals_by_source_) {
+    for (auto& position : arrivals.positions) {
+      if (position.entry == &entry) position.entry = nullptr;
+    }
+  }
   for (const std::string& key : entry.series_keys) by_series_key_.erase(key);
   // Out of fronts_ by moving the last one into its place.
   const std::size_t at = entry.front_index;

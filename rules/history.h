@@ -86,22 +86,26 @@ class History : public promql::Queryable {
   /// scattered over the heap (their cache misses were a quarter of the rules' tick at 8,100
   /// series).
   struct Arrivals {
-    std::vector<Entry*> entries;                ///< nullptr where the entry was erased since
-    std::vector<std::uint64_t> origin_changes;  ///< each entry's origin_changes when filed
+    struct Position {
+      Entry* entry = nullptr;            ///< nullptr where the entry was erased since
+      std::uint64_t origin_changes = 0;  ///< the entry's origin_changes when filed
+      std::size_t begin = 0;             ///< the record is packed[begin, end)
+      std::size_t end = 0;
+    };
+    std::vector<Position> positions;
     /// History::origin_changes_ when recorded: while it is unchanged, no entry's origin
     /// changed, and the entries need not be read to know it.
     std::uint64_t all_origin_changes = 0;
     std::string packed;
-    std::vector<std::size_t> offsets;  ///< record i is packed[offsets[i], offsets[i + 1])
   };
 
   /// The entry a collector Series goes to, found (or created) by its arrival key; the
   /// counter's origin updated.
   Entry& arrival_entry(const Series& s);
   /// Rewrites `arrivals` for this ingest's series and the entries they went to.
-  static void record_arrivals(const std::vector<Series>& series,
-                              const std::vector<std::pair<Entry*, double>>& filed,
-                              std::uint64_t all_origin_changes, Arrivals& arrivals);
+  void record_arrivals(const std::vector<Series>& series,
+                       const std::vector<std::pair<Entry*, double>>& filed,
+                       Arrivals& arrivals) const;
 
   promql::Timestamp retention_ms_;
   promql::Timestamp newest_ = 0;

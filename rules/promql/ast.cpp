@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <tuple>
 #include <utility>
 
 #include "rules/promql/functions.h"
@@ -244,35 +245,54 @@ double subquery_steps(const Expr& e, Timestamp default_step_ms) {
 
 namespace {
 
-void mix(std::uint64_t& h, std::uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+/// The fields of a node besides its lists and operands, as one comparable tuple: the same list
+/// serves the structural comparison and the hash, so they cannot drift apart.
+auto node_fields(const Expr& e) {
+  std::uint64_t number_bits = 0;  // bit for bit: -0 and 0, NaN payloads are not the same text
+  std::memcpy(&number_bits, &e.number, sizeof number_bits);
+  return std::tuple{static_cast<std::uint64_t>(e.kind),
+                    number_bits,
+                    std::string_view(e.text),
+                    static_cast<std::uint64_t>(e.range_ms),
+                    static_cast<std::uint64_t>(e.step_ms),
+                    static_cast<std::uint64_t>(e.offset_ms),
+                    static_cast<std::uint64_t>(e.at),
+                    static_cast<std::uint64_t>(e.at_ms),
+                    static_cast<std::uint64_t>(e.without),
+                    static_cast<std::uint64_t>(e.op),
+                    static_cast<std::uint64_t>(e.return_bool),
+                    static_cast<std::uint64_t>(e.matching.card),
+                    static_cast<std::uint64_t>(e.matching.on)};
 }
 
-void mix(std::uint64_t& h, std::string_view s) {
-  mix(h, std::hash<std::string_view>{}(s));
+/// The node's label lists.
+auto node_lists(const Expr& e) {
+  return std::tie(e.grouping, e.matching.labels, e.matching.include);
 }
 
-void mix(std::uint64_t& h, const std::vector<std::string>& list) {
-  mix(h, list.size());
-  for (const auto& s : list) mix(h, s);
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  return hash_combine(h, v);
+}
+
+std::uint64_t mix(std::uint64_t h, std::string_view s) {
+  return hash_combine(h, std::hash<std::string_view>{}(s));
+}
+
+std::uint64_t mix(std::uint64_t h, const std::vector<std::string>& list) {
+  h = mix(h, list.size());
+  for (const auto& s : list) h = mix(h, s);
+  return h;
 }
 
 /// Whether `a` and `b` are the same expression, field by field (what their hashes cover).
 bool same_structure(const Expr& a, const Expr& b) {
-  const auto same_matchers = [](const std::vector<LabelMatcher>& x,
-                                const std::vector<LabelMatcher>& y) {
-    return std::equal(x.begin(), x.end(), y.begin(), y.end(), [](const auto& l, const auto& r) {
-      return l.name == r.name && l.op == r.op && l.value == r.value;
-    });
+  const auto same_matcher = [](const LabelMatcher& l, const LabelMatcher& r) {
+    return l.name == r.name && l.op == r.op && l.value == r.value;
   };
-  const bool same_number = std::memcmp(&a.number, &b.number, sizeof a.number) == 0;
-  if (a.kind != b.kind || !same_number || a.text != b.text ||
-      !same_matchers(a.matchers, b.matchers) || a.range_ms != b.range_ms ||
-      a.step_ms != b.step_ms || a.offset_ms != b.offset_ms || a.at != b.at || a.at_ms != b.at_ms ||
-      a.grouping != b.grouping || a.without != b.without || a.op != b.op ||
-      a.return_bool != b.return_bool || a.matching.card != b.matching.card ||
-      a.matching.on != b.matching.on || a.matching.labels != b.matching.labels ||
-      a.matching.include != b.matching.include || a.args.size() != b.args.size()) {
+  if (node_fields(a) != node_fields(b) || node_lists(a) != node_lists(b) ||
+      !std::equal(a.matchers.begin(), a.matchers.end(), b.matchers.begin(), b.matchers.end(),
+                  same_matcher) ||
+      a.args.size() != b.args.size()) {
     return false;
   }
   for (std::size_t i = 0; i < a.args.size(); ++i) {
@@ -285,30 +305,15 @@ bool same_structure(const Expr& a, const Expr& b) {
 /// aggregations and binary operators outside subqueries are added to `candidates` with theirs.
 std::uint64_t hash_subtree(Expr& e, bool inside_subquery,
                            std::vector<std::pair<std::uint64_t, Expr*>>& candidates) {
-  std::uint64_t h = static_cast<std::uint64_t>(e.kind);
-  std::uint64_t number_bits = 0;
-  std::memcpy(&number_bits, &e.number, sizeof number_bits);
-  mix(h, number_bits);
-  mix(h, e.text);
-  mix(h, e.matchers.size());
+  std::uint64_t h = 0;
+  std::apply([&h](const auto&... field) { ((h = mix(h, field)), ...); }, node_fields(e));
+  std::apply([&h](const auto&... list) { ((h = mix(h, list)), ...); }, node_lists(e));
+  h = mix(h, e.matchers.size());
   for (const auto& m : e.matchers) {
-    mix(h, m.name);
-    mix(h, static_cast<std::uint64_t>(m.op));
-    mix(h, m.value);
+    h = mix(mix(mix(h, m.name), static_cast<std::uint64_t>(m.op)), m.value);
   }
-  for (const Timestamp t : {e.range_ms, e.step_ms, e.offset_ms, e.at_ms})
-    mix(h, static_cast<std::uint64_t>(t));
-  mix(h, static_cast<std::uint64_t>(e.at));
-  mix(h, e.grouping);
-  mix(h, static_cast<std::uint64_t>(e.without));
-  mix(h, static_cast<std::uint64_t>(e.op));
-  mix(h, static_cast<std::uint64_t>(e.return_bool));
-  mix(h, static_cast<std::uint64_t>(e.matching.card));
-  mix(h, static_cast<std::uint64_t>(e.matching.on));
-  mix(h, e.matching.labels);
-  mix(h, e.matching.include);
   const bool below_subquery = inside_subquery || e.kind == ExprKind::subquery;
-  for (auto& a : e.args) mix(h, hash_subtree(*a, below_subquery, candidates));
+  for (auto& a : e.args) h = mix(h, hash_subtree(*a, below_subquery, candidates));
   if (!inside_subquery &&
       (e.kind == ExprKind::call || e.kind == ExprKind::aggregate || e.kind == ExprKind::binary)) {
     candidates.emplace_back(h, &e);
@@ -318,7 +323,7 @@ std::uint64_t hash_subtree(Expr& e, bool inside_subquery,
 
 }  // namespace
 
-int mark_repeated_subexpressions(Expr& root) {
+void mark_repeated_subexpressions(Expr& root) {
   std::vector<std::pair<std::uint64_t, Expr*>> candidates;
   hash_subtree(root, false, candidates);
   // Same hash, then the same structure: a collision of hashes never shares a value.
@@ -336,7 +341,6 @@ int mark_repeated_subexpressions(Expr& root) {
       other->repeat_slot = first->repeat_slot;
     }
   }
-  return slots;
 }
 
 }  // namespace rdmatop::promql

@@ -46,8 +46,8 @@ enum class BinaryOp : std::uint8_t {
   lunless,
 };
 
-/// The aggregation operators (prometheus/promql/parser/lex.go). The evaluator resolves an
-/// aggregation's name once per evaluation, so its per-sample work compares no names.
+/// The aggregation operators (prometheus/promql/parser/lex.go). The parser resolves an
+/// aggregation's name (Expr::aggregate), so evaluating it compares no names.
 enum class AggregateOp : std::uint8_t {
   sum,
   avg,
@@ -119,6 +119,7 @@ struct Expr {
   std::vector<ExprPtr> args;
 
   // Aggregation.
+  AggregateOp aggregate = AggregateOp::sum;  ///< the operator `text` names (set by the parser)
   std::vector<std::string> grouping;
   bool without = false;
 
@@ -133,11 +134,11 @@ struct Expr {
 };
 
 /// Gives every subexpression that occurs more than once in `root` (the same structure, so the
-/// same value at one evaluation time) a shared `repeat_slot`, and returns how many slots it
-/// gave. One bottom-up pass of hashes, then an exact comparison of the candidates. Selectors
-/// and literals are left out (reading them again costs no more than keeping them), and so is
-/// everything inside a subquery, which is evaluated at other times.
-int mark_repeated_subexpressions(Expr& root);
+/// same value at one evaluation time) a shared `repeat_slot`. One bottom-up pass of hashes, then an
+/// exact comparison of the candidates. Selectors and literals are left out (reading them again
+/// costs no more than keeping them), and so is everything inside a subquery, which is evaluated at
+/// other times.
+void mark_repeated_subexpressions(Expr& root);
 
 /// The static type an expression evaluates to.
 ValueType expr_type(const Expr& e);

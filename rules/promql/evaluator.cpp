@@ -87,46 +87,67 @@ class LabelSetIndex {
   std::unordered_multimap<std::uint64_t, std::size_t> positions_;
 };
 
-// prometheus/promql/engine.go `signatureFunc`: on(...) matches on only the listed labels;
-// ignoring(...) on all but the listed labels and the metric name.
-bool in_signature(const std::string& name, const VectorMatching& m) {
-  const bool listed = std::find(m.labels.begin(), m.labels.end(), name) != m.labels.end();
-  return m.on ? listed : (!listed && name != kMetricNameLabel);
-}
+/// Which labels a vector match's signature or an aggregation's group keeps: on(...) and
+/// by(...) the listed ones; ignoring(...) and without(...) all but the listed ones and the
+/// metric name (prometheus/promql/engine.go `signatureFunc` and the aggregation's grouping).
+/// Label sets are matched by a hash of the kept labels and then compared exactly, not by
+/// building a key string per sample.
+class LabelFilter {
+ public:
+  LabelFilter(const std::vector<std::string>& listed, bool keep_listed)
+      : listed_(listed), keep_listed_(keep_listed) {}
+  static LabelFilter of_matching(const VectorMatching& m) { return {m.labels, m.on}; }
+  static LabelFilter of_grouping(const Expr& e) { return {e.grouping, !e.without}; }
 
-/// A hash of the labels in the signature: the sides of a binary operator are matched by hash
-/// and then compared exactly (same_signature), not by building a key string per sample.
-std::uint64_t signature_hash(const Labels& labels, const VectorMatching& m) {
-  std::uint64_t h = 0;
-  for (const auto& [name, value] : labels) {
-    if (in_signature(name, m)) h = hash_label(h, name, value);
+  bool keeps(const std::string& name) const {
+    const bool listed = std::find(listed_.begin(), listed_.end(), name) != listed_.end();
+    return keep_listed_ ? listed : (!listed && name != kMetricNameLabel);
   }
-  return h;
-}
+  /// hash_labels of the kept labels.
+  std::uint64_t hash(const Labels& labels) const {
+    std::uint64_t h = 0;
+    for (const auto& [name, value] : labels) {
+      if (keeps(name)) h = hash_label(h, name, value);
+    }
+    return h;
+  }
+  /// Whether `a` and `b` keep the same labels.
+  bool same(const Labels& a, const Labels& b) const {
+    auto ia = a.begin();
+    auto ib = b.begin();
+    while (true) {
+      while (ia != a.end() && !keeps(ia->first)) ++ia;
+      while (ib != b.end() && !keeps(ib->first)) ++ib;
+      if (ia == a.end() || ib == b.end()) return ia == a.end() && ib == b.end();
+      if (*ia != *ib) return false;
+      ++ia;
+      ++ib;
+    }
+  }
+  /// The kept labels.
+  Labels apply(const Labels& labels) const {
+    Labels out;
+    for (const auto& kv : labels) {
+      if (keeps(kv.first)) out.push_back(kv);
+    }
+    return out;
+  }
 
-bool same_signature(const Labels& a, const Labels& b, const VectorMatching& m) {
-  auto ia = a.begin();
-  auto ib = b.begin();
-  while (true) {
-    while (ia != a.end() && !in_signature(ia->first, m)) ++ia;
-    while (ib != b.end() && !in_signature(ib->first, m)) ++ib;
-    if (ia == a.end() || ib == b.end()) return ia == a.end() && ib == b.end();
-    if (*ia != *ib) return false;
-    ++ia;
-    ++ib;
-  }
-}
+ private:
+  const std::vector<std::string>& listed_;
+  bool keep_listed_;
+};
 
 /// The samples of one side of a binary operator by their signature.
 class SignatureIndex {
  public:
-  explicit SignatureIndex(const VectorMatching& m) : m_(m) {}
+  explicit SignatureIndex(const VectorMatching& m) : signature_(LabelFilter::of_matching(m)) {}
 
   /// The indexed sample with the same signature as `labels`, or nullptr.
   const Sample* find(const Labels& labels) const {
-    const auto [first, last] = samples_.equal_range(signature_hash(labels, m_));
+    const auto [first, last] = samples_.equal_range(signature_.hash(labels));
     for (auto it = first; it != last; ++it) {
-      if (same_signature(it->second->labels, labels, m_)) return it->second;
+      if (signature_.same(it->second->labels, labels)) return it->second;
     }
     return nullptr;
   }
@@ -134,12 +155,12 @@ class SignatureIndex {
   /// Adds `s` unless a sample with its signature is indexed; returns that sample, or nullptr.
   const Sample* insert(const Sample& s) {
     if (const Sample* known = find(s.labels)) return known;
-    samples_.emplace(signature_hash(s.labels, m_), &s);
+    samples_.emplace(signature_.hash(s.labels), &s);
     return nullptr;
   }
 
  private:
-  const VectorMatching& m_;
+  LabelFilter signature_;
   std::unordered_multimap<std::uint64_t, const Sample*> samples_;
 };
 
@@ -977,8 +998,7 @@ class Evaluator {
         }
         matched[rhs_index] = true;
       } else {
-        const std::uint64_t hash =
-            hash_labels(metric) ^ (static_cast<std::uint64_t>(rhs_index) * 0x9e3779b97f4a7c15ULL);
+        const std::uint64_t hash = hash_combine(hash_labels(metric), rhs_index);
         const bool added = outputs
                                .find_or_add_hashed(hash, out.size(),
                                                    [&](std::size_t at) {
@@ -994,46 +1014,9 @@ class Evaluator {
     return out;
   }
 
-  // Whether an aggregation's group keeps the label `name`: `by` keeps the listed labels,
-  // `without` all but the listed ones and the metric name.
-  static bool in_group(const Expr& e, const std::string& name) {
-    const bool listed = std::find(e.grouping.begin(), e.grouping.end(), name) != e.grouping.end();
-    return e.without ? (!listed && name != kMetricNameLabel) : listed;
-  }
-
-  static Labels group_labels(const Expr& e, const Labels& labels) {
-    Labels out;
-    for (const auto& kv : labels) {
-      if (in_group(e, kv.first)) out.push_back(kv);
-    }
-    return out;
-  }
-
-  // hash_labels(group_labels(e, labels)), without building the group's label set.
-  static std::uint64_t group_hash(const Expr& e, const Labels& labels) {
-    std::uint64_t h = 0;
-    for (const auto& [name, value] : labels) {
-      if (in_group(e, name)) h = hash_label(h, name, value);
-    }
-    return h;
-  }
-
-  // group_labels(e, labels) == group, without building the left-hand side.
-  static bool in_this_group(const Expr& e, const Labels& labels, const Labels& group) {
-    auto g = group.begin();
-    for (const auto& kv : labels) {
-      if (!in_group(e, kv.first)) continue;
-      if (g == group.end() || *g != kv) return false;
-      ++g;
-    }
-    return g == group.end();
-  }
-
   Vector eval_aggregate(const Expr& e) {
-    // The parser accepted only aggregation names (is_aggregate).
-    const std::optional<AggregateOp> named = aggregate_op(e.text);
-    if (!named) fail("unknown aggregation operator " + e.text);
-    const AggregateOp op = *named;
+    const AggregateOp op = e.aggregate;
+    const LabelFilter group = LabelFilter::of_grouping(e);
     double param = 0;
     std::string label_param;
     if (e.args.size() == 2) {
@@ -1071,16 +1054,16 @@ class Evaluator {
       if (op == AggregateOp::count_values) {
         Labels with_value = s.labels;
         set_label(with_value, label_param, format_float_plain(s.value));
-        key = group_labels(e, with_value);
+        key = group.apply(with_value);
         if (!e.without) set_label(key, label_param, format_float_plain(s.value));
         found = index.find_or_add(key, groups.size(),
                                   [&](std::size_t i) -> const Labels& { return groups[i].labels; });
       } else {
         // The group's label set is built only when the group is new: most samples join one.
-        found = index.find_or_add_hashed(
-            group_hash(e, s.labels), groups.size(),
-            [&](std::size_t i) { return in_this_group(e, s.labels, groups[i].labels); });
-        if (found.second) key = group_labels(e, s.labels);
+        found = index.find_or_add_hashed(group.hash(s.labels), groups.size(), [&](std::size_t i) {
+          return group.same(s.labels, groups[i].labels);
+        });
+        if (found.second) key = group.apply(s.labels);
       }
       const auto [at, inserted] = found;
       if (inserted) {

@@ -596,6 +596,7 @@ class Parser {
     const Token name = next();
     auto e = node(ExprKind::aggregate, name.pos);
     e->text = name.keyword;
+    e->aggregate = *aggregate_op(name.keyword);  // the caller saw is_aggregate
     bool grouped = false;
     auto parse_grouping = [&] {
       if (peek_ident("by") || peek_ident("without")) {

@@ -70,12 +70,8 @@ void delete_label(Labels& labels, const std::string& name) {
 }
 
 std::uint64_t hash_label(std::uint64_t h, std::string_view name, std::string_view value) {
-  const auto mix = [&h](std::string_view part) {
-    h ^= std::hash<std::string_view>{}(part) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  };
-  mix(name);
-  mix(value);
-  return h;
+  h = hash_combine(h, std::hash<std::string_view>{}(name));
+  return hash_combine(h, std::hash<std::string_view>{}(value));
 }
 
 std::uint64_t hash_labels(const Labels& labels) {

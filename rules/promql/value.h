@@ -68,6 +68,10 @@ void delete_label(Labels& labels, const std::string& name);
 Labels without_metric_name(const Labels& labels);
 /// `{a="x", b="y"}` style, with the metric name in front when present (as Prometheus prints).
 std::string format_labels(const Labels& labels);
+/// Mixes `v` into the running hash `h` (boost's hash_combine, 64-bit constant).
+inline std::uint64_t hash_combine(std::uint64_t h, std::uint64_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
 /// Mixes one label into a running hash (start from 0). Hash tables keyed by label sets use it
 /// instead of building key strings per sample, and compare the labels exactly on a hit.
 std::uint64_t hash_label(std::uint64_t h, std::string_view name, std::string_view value);
