@@ -1,5 +1,8 @@
 #include "rules/finding.h"
 
+#include <string>
+#include <string_view>
+
 namespace rdmatop {
 
 std::string annotation(const Finding& finding, const std::string& name) {
@@ -19,7 +22,10 @@ std::string finding_place(const Finding& finding, const std::string& priority_wo
 }
 
 bool is_lifetime(const Finding& finding) {
-  return label_value(finding.labels, kEvidenceLabel) == kLifetimeEvidence;
+  // The label's name as a string once, not built from the literal at every call: the TUI and
+  // the report ask this of every finding at every frame and tick.
+  static const std::string evidence_label = kEvidenceLabel;
+  return label_value(finding.labels, evidence_label) == std::string_view(kLifetimeEvidence);
 }
 
 const char* state_name(const Finding& finding) {
