@@ -4,14 +4,30 @@
 // ProcessReader (cli/exporter_command.cpp), it never reads /proc itself.
 #pragma once
 
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
+
 #include "collector/model/process_metrics.h"
 #include "collector/source/file_source.h"
 
 namespace rdmatop {
 
+/// The number of open descriptors of the process whose `/proc/PID/fd` directory is `fd_dir`, from
+/// one stat(2): since Linux 6.2 procfs reports it as the directory's size (fs/proc/fd.c
+/// proc_fd_getattr, Documentation/filesystems/proc.rst). nullopt where the kernel reports no
+/// size (older kernels say 0) or the stat fails: then the directory must be listed.
+std::optional<std::size_t> open_fds_from_size(const std::string& fd_dir);
+
+/// How read_process_metrics counts open descriptors before it lists self/fd: a function that
+/// answers (open_fds_from_size) or says it cannot (nullopt). Empty: list the directory.
+using OpenFdCounter = std::function<std::optional<std::size_t>()>;
+
 /// Reads /proc/self/stat, /proc/stat (boot time) and /proc/self/fd through `proc` (rooted at
 /// /proc). Errors name the file; the caller serves no process_* series then, never zeros.
-Result<ProcessMetrics> read_process_metrics(const FileSource& proc);
+Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
+                                            const OpenFdCounter& count_open_fds = {});
 
 /// A ProcessReader over the host's /proc.
 ProcessReader host_process_reader();

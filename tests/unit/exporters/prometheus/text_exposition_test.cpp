@@ -64,7 +64,7 @@ double edge_value(std::mt19937_64& rng) {
   }
 }
 
-std::string label_value(std::mt19937_64& rng) {
+std::string random_label_value(std::mt19937_64& rng) {
   static const std::string alphabet = "ab_1\\\"\n {}=,\xc3\xa9";
   std::string value;
   const std::size_t length = rng() % 12;
@@ -84,7 +84,7 @@ MetricFamily random_family(std::mt19937_64& rng, int index) {
     ClientMetric metric;
     const std::size_t labels = rng() % 4;
     for (std::size_t l = 0; l < labels; ++l) {
-      metric.label.push_back({"label_" + std::to_string(l), label_value(rng)});
+      metric.label.push_back({"label_" + std::to_string(l), random_label_value(rng)});
     }
     if (rng() % 8 == 0) metric.timestamp_ms = static_cast<std::int64_t>(rng() >> 20) - (1LL << 42);
     metric.counter.value = edge_value(rng);

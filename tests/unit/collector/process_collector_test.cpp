@@ -1,0 +1,75 @@
+// The exporter's own process metrics: the open descriptors counted by one stat(2) of the procfs
+// fd directory where the kernel reports them (Linux >= 6.2), and by listing it otherwise.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "collector/process_collector.h"
+#include "collector/source/file_source.h"
+#include "tests/support/fake_file_source.h"
+
+namespace rdmatop {
+namespace process_collector_test {
+
+// A /proc with the three things read_process_metrics reads; self/fd lists three descriptors.
+testing::FakeFileSource fake_proc() {
+  testing::FakeFileSource proc;
+  proc.file("self/stat",
+            "4242 (rdmatop) S 1 4242 4242 0 -1 4194560 98 0 0 0 250 50 0 0 20 0 5 0 2325934 "
+            "3133440 411 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0\n");
+  proc.file("stat", "cpu  1 2 3 4\nbtime 1796410477\n");
+  proc.file("self/fd/0", "").file("self/fd/1", "").file("self/fd/2", "");
+  return proc;
+}
+
+TEST_CASE("process metrics: the open descriptors come from the counter where it answers",
+          "[process]") {
+  const testing::FakeFileSource proc = fake_proc();
+  const auto counted = read_process_metrics(proc, [] { return std::optional<std::size_t>(1234); });
+  REQUIRE(counted);
+  CHECK(counted->open_fds == 1234);
+  // A counter that cannot answer (an older kernel), or none: the directory is listed.
+  const auto listed = read_process_metrics(proc, [] { return std::optional<std::size_t>(); });
+  REQUIRE(listed);
+  CHECK(listed->open_fds == 3);
+  const auto plain = read_process_metrics(proc);
+  REQUIRE(plain);
+  CHECK(plain->open_fds == 3);
+  CHECK(plain->cpu_seconds > 0);
+}
+
+TEST_CASE(
+    "process metrics: procfs reports this process's open descriptors as the size of "
+    "/proc/self/fd",
+    "[process][procfs]") {
+  CHECK_FALSE(open_fds_from_size("/proc/self/no-such-directory"));
+  CHECK_FALSE(open_fds_from_size("/proc/self/stat"));  // a file, not the fd directory
+  const std::optional<std::size_t> before = open_fds_from_size("/proc/self/fd");
+  if (!before) {
+    WARN(
+        "SKIPPED: this kernel reports no size for /proc/self/fd (Linux < 6.2); the exporter "
+        "lists the directory instead, which the case above checks");
+    return;
+  }
+  std::vector<int> opened;
+  for (int i = 0; i < 7; ++i) {
+    const int fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    REQUIRE(fd >= 0);
+    opened.push_back(fd);
+  }
+  CHECK(open_fds_from_size("/proc/self/fd") == *before + 7);
+  for (const int fd : opened) ::close(fd);
+  CHECK(open_fds_from_size("/proc/self/fd") == before);
+  // The listing agrees, but for the descriptor the listing itself holds open while it reads.
+  const auto listed = make_directory_file_source("/proc")->list("self/fd");
+  REQUIRE(listed);
+  CHECK((listed->size() == *before || listed->size() == *before + 1));
+}
+
+}  // namespace process_collector_test
+}  // namespace rdmatop
