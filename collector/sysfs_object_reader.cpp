@@ -170,11 +170,27 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view 
                std::to_string(kMaxCounterFiles) + " only");
     names.value().resize(kMaxCounterFiles);
   }
+  // One path buffer for the whole directory, its last part overwritten per file: the ~100
+  // files of a port's hw_counters/ are read every pass (issue 18); `rel` is built for a problem.
+  std::string file_path = path(dir);
+  if (!file_path.empty()) file_path += '/';
+  const std::size_t dir_length = file_path.size();
   for (const auto& name : *names) {
-    const std::string rel = join_path(dir, name);
+    file_path.resize(dir_length);
+    file_path += name;
+    const Result<std::string> content = fs_.read_polled(file_path);
     // Listed a moment ago, so a missing file is unexpected: required.
-    if (const auto value = read_u64(rel, Presence::required)) out.emplace(name, *value);
-    if (vanished_) return DirOutcome::failed;
+    if (!content) {
+      record(join_path(dir, name), content.error(), Presence::required);
+      if (vanished_) return DirOutcome::failed;
+      continue;
+    }
+    const auto value = parse_counter_value(*content);
+    if (!value) {
+      record_parse_error(join_path(dir, name), value.error());
+      continue;
+    }
+    out.emplace_hint(out.end(), name, *value);  // the listing is sorted, as the map is
   }
   return DirOutcome::read;
 }

@@ -101,12 +101,12 @@ class CachedDirectorySource final : public CachedFileSource {
 
   Result<std::string> read_polled(std::string_view relpath) const override {
     const std::lock_guard lock(mutex_);
-    const std::string key(relpath);
-    if (const auto it = held_.find(key); it != held_.end()) {
+    if (const auto it = held_.find(relpath); it != held_.end()) {
       auto content = pread_whole(it->second, relpath);
-      if (!content) forget_after_error(key, content.error().code);
+      if (!content) forget_after_error(std::string(relpath), content.error().code);
       return content;
     }
+    const std::string key(relpath);
     const bool cacheable = watch(dir_of(relpath));
     auto fd = open_file(relpath);
     if (!fd) return fd.error();
@@ -261,22 +261,21 @@ class CachedDirectorySource final : public CachedFileSource {
   // gives its whole text to the first read at offset 0 (at most PAGE_SIZE, fs/sysfs/file.c
   // sysfs_kf_read), and read(2) on a regular file returns fewer bytes only at its end, so one
   // pread per value unless the value fills the buffer.
+  // Each read lands in a buffer on the stack, and the string gets only the bytes read: a counter
+  // value ("1234567\n") fits the string's inline storage, so a value costs no allocation.
   Result<std::string> pread_whole(int fd, std::string_view relpath) const {
     constexpr std::size_t chunk = 4096;
+    std::array<char, chunk> buffer;  // NOLINT: filled by pread before it is read
     std::string content;
     for (;;) {
       const std::size_t at = content.size();
-      content.resize(at + chunk);
       ++stats_.preads;
-      const ssize_t n = options_.pread(fd, content.data() + at, chunk, static_cast<off_t>(at));
+      const ssize_t n = options_.pread(fd, buffer.data(), chunk, static_cast<off_t>(at));
       if (n < 0) {
-        if (errno == EINTR) {
-          content.resize(at);
-          continue;
-        }
+        if (errno == EINTR) continue;
         return errno_error(errno, std::string(relpath));
       }
-      content.resize(at + static_cast<std::size_t>(n));
+      content.append(buffer.data(), static_cast<std::size_t>(n));
       if (content.size() > options_.max_read_size) {
         return Error{EFBIG, std::string(relpath) + ": larger than " +
                                 std::to_string(options_.max_read_size) +
@@ -395,7 +394,14 @@ class CachedDirectorySource final : public CachedFileSource {
   FileCacheOptions options_;
   std::unique_ptr<FileSource> inner_;
   mutable std::mutex mutex_;
-  mutable std::unordered_map<std::string, int> held_;
+  // Looked up by the caller's string_view on every polled read, without building a key.
+  struct PathHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view path) const noexcept {
+      return std::hash<std::string_view>{}(path);
+    }
+  };
+  mutable std::unordered_map<std::string, int, PathHash, std::equal_to<>> held_;
   mutable std::unordered_map<std::string, Timed<Result<std::string>>> statics_;
   mutable std::unordered_map<std::string, Timed<Result<std::vector<std::string>>>> listings_;
   mutable std::unordered_map<std::string, Timed<Result<std::string>>> links_;
