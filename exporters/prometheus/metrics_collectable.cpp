@@ -79,6 +79,28 @@ class FamilySet {
     family.metric.push_back(std::move(metric));
   }
 
+  /// Samples of `name` whose labels are `labels` and then `key_label`, whose value each sample
+  /// gives (a raw counter map: one object's labels, then the counter's name).
+  class Run {
+   public:
+    Run(FamilySet& set, const std::string& name, const Labels& labels, const std::string& key_label)
+        : set_(set), name_(name), labels_(labels) {
+      labels_.emplace_back(key_label, std::string());
+    }
+    void add(std::string_view key, double value) {
+      labels_.back().second = key;  // no allocation once the longest key fits
+      set_.add(name_, labels_, value);
+    }
+
+   private:
+    FamilySet& set_;
+    const std::string& name_;
+    Labels labels_;
+  };
+  Run run(const std::string& name, const Labels& labels, const std::string& key_label) {
+    return Run(*this, name, labels, key_label);
+  }
+
   std::vector<MetricFamily> take() {
     std::vector<MetricFamily> out;
     out.reserve(families_.size());
@@ -95,14 +117,7 @@ class FamilySet {
 class TextFamilySet {
  public:
   void add(const std::string& name, const Labels& labels, double value) {
-    // Samples come in runs of one family (a port's raw counters, say): look it up once a run.
-    if (last_ == nullptr || last_name_ != name) {
-      auto [it, added] = families_.try_emplace(name);
-      if (added) it->second.header = family_header(name);
-      last_ = &it->second;
-      last_name_ = name;
-    }
-    std::string& out = last_->lines;
+    std::string& out = family(name).lines;
     out += name;
     if (!labels.empty()) {
       out += '{';
@@ -116,6 +131,45 @@ class TextFamilySet {
     out += ' ';
     append_value(out, value);
     out += '\n';
+  }
+
+  /// As FamilySet::Run: the text up to the key label's value is written once per run, each
+  /// sample adds its key, its value and the line's end (the raw counters are most of the page:
+  /// ~6,800 of 8,600 samples on a 16-port mlx5 host).
+  class Run {
+   public:
+    Run(TextFamilySet& set, const std::string& name, std::string prefix)
+        : set_(set), name_(name), prefix_(std::move(prefix)) {}
+    void add(std::string_view key, double value) {
+      // The family is made by its first sample, as FamilySet makes it: a map whose counters
+      // are all filtered out adds no empty family.
+      if (lines_ == nullptr) lines_ = &set_.family(name_).lines;
+      std::string& out = *lines_;
+      out += prefix_;
+      append_label_value(out, key);
+      out += "\"} ";
+      append_value(out, value);
+      out += '\n';
+    }
+
+   private:
+    TextFamilySet& set_;
+    const std::string& name_;
+    std::string prefix_;
+    std::string* lines_ = nullptr;
+  };
+  Run run(const std::string& name, const Labels& labels, const std::string& key_label) {
+    std::string prefix = name;
+    prefix += '{';
+    bool first = true;
+    for (const auto& [label, label_value_text] : labels) {
+      append_label(prefix, first, label, label_value_text);
+      first = false;
+    }
+    if (!first) prefix += ',';
+    prefix += key_label;
+    prefix += "=\"";
+    return Run(*this, name, std::move(prefix));
   }
 
   /// The families in name order, `more` (already sorted by name) merged in; where a name is in
@@ -135,6 +189,16 @@ class TextFamilySet {
     FamilyHeader header;
     std::string lines;
   };
+  Family& family(const std::string& name) {
+    // Samples come in runs of one family (a port's series, say): look it up once a run.
+    if (last_ == nullptr || last_name_ != name) {
+      auto [it, added] = families_.try_emplace(name);
+      if (added) it->second.header = family_header(name);
+      last_ = &it->second;
+      last_name_ = name;
+    }
+    return *last_;
+  }
   std::map<std::string, Family, std::less<>> families_;
   Family* last_ = nullptr;
   std::string last_name_;
@@ -165,14 +229,9 @@ template <class Families>
 void add_raw_map(const std::string& family, const Labels& base, const std::string& key_label,
                  const CounterMap& counters, const RawCounterFilter& filter, Families& out) {
   const bool ethtool_stats = key_label == "stat";
-  // One label set for the whole map, its last value overwritten per counter (no allocation
-  // once the longest name fits).
-  Labels labels = base;
-  labels.emplace_back(key_label, std::string());
+  auto run = out.run(family, base, key_label);
   for (const auto& [name, value] : counters) {
-    if (!filter.admits(name, ethtool_stats)) continue;
-    labels.back().second = name;
-    out.add(family, labels, static_cast<double>(value));
+    if (filter.admits(name, ethtool_stats)) run.add(name, static_cast<double>(value));
   }
 }
 

@@ -53,18 +53,6 @@ void append_value(std::string& out, double value) {
 
 namespace {
 
-void append_escaped(std::string& out, std::string_view value) {
-  std::size_t from = 0;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const char c = value[i];
-    if (c != '\\' && c != '"' && c != '\n') continue;
-    out.append(value, from, i - from);
-    out += c == '\n' ? "\\n" : c == '"' ? "\\\"" : "\\\\";
-    from = i + 1;
-  }
-  out.append(value, from, value.size() - from);
-}
-
 /// The extra label of a summary's quantile or a histogram's bucket.
 struct ExtraLabel {
   std::string_view name;
@@ -172,11 +160,23 @@ std::string_view type_name(MetricType type) {
 
 }  // namespace
 
+void append_label_value(std::string& out, std::string_view value) {
+  std::size_t from = 0;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const char c = value[i];
+    if (c != '\\' && c != '"' && c != '\n') continue;
+    out.append(value, from, i - from);
+    out += c == '\n' ? "\\n" : c == '"' ? "\\\"" : "\\\\";
+    from = i + 1;
+  }
+  out.append(value, from, value.size() - from);
+}
+
 void append_label(std::string& out, bool first, std::string_view name, std::string_view value) {
   if (!first) out += ',';
   out += name;
   out += "=\"";
-  append_escaped(out, value);
+  append_label_value(out, value);
   out += '"';
 }
 
