@@ -18,7 +18,7 @@ Monitor::Monitor(SnapshotProvider provider, std::vector<RuleGroup> rules,
 std::shared_ptr<const PublishedTick> Monitor::step() {
   std::optional<Snapshot> snapshot = provider_(++seq_);
   if (!snapshot) return nullptr;
-  Observation current = make_observation(std::move(*snapshot));
+  Observation current = normalizer_.observe(std::move(*snapshot));
   std::vector<std::string> errors = rule_load_errors_;
   for (auto& e : diagnoser_.observe(current.series, unix_ms(current.snapshot.wall))) {
     errors.push_back(std::move(e));

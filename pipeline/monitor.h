@@ -14,6 +14,7 @@
 
 #include "collector/collect.h"
 #include "collector/model/snapshot.h"
+#include "collector/normalize/normalizer.h"
 #include "collector/snapshot_provider.h"
 #include "pipeline/fast_path.h"
 #include "pipeline/tick.h"
@@ -53,6 +54,7 @@ class Monitor {
 
  private:
   SnapshotProvider provider_;
+  Normalizer normalizer_;
   Diagnoser diagnoser_;
   std::vector<std::string> rule_load_errors_;
   /// The previous tick's series and time: the base of the next report's rates.

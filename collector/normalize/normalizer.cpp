@@ -341,7 +341,10 @@ void for_each_port_view(const Snapshot& snapshot, Visit&& visit) {
 
 }  // namespace
 
-std::vector<Series> normalize(const Snapshot& snapshot) {
+namespace {
+
+/// Every canonical series of the snapshot, in the order the port walk makes them.
+std::vector<Series> emit_series(const Snapshot& snapshot) {
   std::vector<Series> series;
   SeriesSink sink(series);
   for_each_port_view(snapshot, [&](const PortView& view) {
@@ -352,8 +355,12 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
   });
   add_probe_series(snapshot, series);
   add_host_config_series(snapshot, series);
+  return series;
+}
 
-  // Sort by series_key; a duplicate key (the same device listed twice) keeps its first series.
+/// The positions of `series` in series_key order; of a duplicate key (the same device listed
+/// twice) only the first.
+std::vector<std::size_t> key_order(const std::vector<Series>& series) {
   std::vector<std::pair<std::string, std::size_t>> keys;
   keys.reserve(series.size());
   for (std::size_t i = 0; i < series.size(); ++i) {
@@ -361,13 +368,50 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
   }
   std::stable_sort(keys.begin(), keys.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<Series> sorted;
-  sorted.reserve(series.size());
+  std::vector<std::size_t> order;
+  order.reserve(keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     if (i > 0 && keys[i].first == keys[i - 1].first) continue;
-    sorted.push_back(std::move(series[keys[i].second]));
+    order.push_back(keys[i].second);
   }
+  return order;
+}
+
+std::vector<Series> take_in_order(std::vector<Series>& series,
+                                  const std::vector<std::size_t>& order) {
+  std::vector<Series> sorted;
+  sorted.reserve(order.size());
+  for (const std::size_t i : order) sorted.push_back(std::move(series[i]));
   return sorted;
+}
+
+}  // namespace
+
+std::vector<Series> normalize(const Snapshot& snapshot) {
+  std::vector<Series> series = emit_series(snapshot);
+  return take_in_order(series, key_order(series));
+}
+
+std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
+  std::vector<Series> series = emit_series(snapshot);
+  const bool same_shape =
+      series.size() == shape_.size() &&
+      std::equal(series.begin(), series.end(), shape_.begin(), [](const Series& s, const Shape& k) {
+        return s.name == k.name && s.labels == k.labels;
+      });
+  if (!same_shape) {
+    shape_.clear();
+    shape_.reserve(series.size());
+    for (const Series& s : series) shape_.push_back(Shape{s.name, s.labels});
+    order_ = key_order(series);
+  }
+  return take_in_order(series, order_);
+}
+
+Observation Normalizer::observe(Snapshot snapshot) {
+  Observation observation{std::move(snapshot), {}};
+  observation.series = normalize(observation.snapshot);
+  return observation;
 }
 
 std::vector<Series> normalize_subset(const Snapshot& snapshot,

@@ -818,3 +818,65 @@ TEST_CASE("rdma_port_hw_counters: entries of a mapped driver's port, device ones
   other.devices[0].driver = "siw";
   CHECK(Normalized(other).count("rdma_port_hw_counters") == 0);
 }
+
+namespace normalizer_memory_test {
+
+/// Every field, the value by its bits (NaN never reaches a series, but -0 would).
+void check_same_series(const std::vector<Series>& got, const std::vector<Series>& want) {
+  REQUIRE(got.size() == want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    INFO("series " << i << ": " << want[i].name);
+    CHECK(got[i].name == want[i].name);
+    CHECK(got[i].labels == want[i].labels);
+    CHECK(got[i].kind == want[i].kind);
+    CHECK(std::signbit(got[i].value) == std::signbit(want[i].value));
+    CHECK(got[i].value == want[i].value);
+    CHECK(got[i].wrap_modulus == want[i].wrap_modulus);
+    CHECK(got[i].saturation_value == want[i].saturation_value);
+    CHECK(got[i].origin == want[i].origin);
+  }
+}
+
+Snapshot two_hosts_in_one() {
+  Snapshot snap = mlx5_snapshot();
+  const Snapshot rxe = rxe_snapshot();
+  snap.devices.push_back(rxe.devices.front());
+  snap.netdevs.push_back(rxe.netdevs.front());
+  return snap;
+}
+
+TEST_CASE(
+    "Normalizer: each snapshot of a sequence gives what normalize() gives, whether or not "
+    "its series are the previous one's",
+    "[normalize]") {
+  rdmatop::Normalizer normalizer;
+  std::vector<Snapshot> sequence;
+  Snapshot snap = two_hosts_in_one();
+  sequence.push_back(snap);
+  // The same series with new values: the remembered order is used.
+  snap.devices[0].ports[0].counters["port_rcv_data"] += 5000;
+  snap.devices[1].ports[0].hw_counters["sent_pkts"] += 7;
+  sequence.push_back(snap);
+  // A counter gone: one series fewer.
+  snap.devices[1].ports[0].hw_counters.erase("sent_pkts");
+  sequence.push_back(snap);
+  // As many series as before, but one device renamed: the names and labels are compared, not
+  // only counted (and the new name sorts the device's series elsewhere).
+  snap.devices[1].name = "aaa_rxe0";
+  sequence.push_back(snap);
+  // A device listed twice: its duplicate keys are dropped, then the list is whole again.
+  snap.devices.push_back(snap.devices[0]);
+  sequence.push_back(snap);
+  sequence.push_back(two_hosts_in_one());
+  sequence.push_back(Snapshot{});
+  sequence.push_back(two_hosts_in_one());
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    INFO("snapshot " << i);
+    check_same_series(normalizer.normalize(sequence[i]), normalize(sequence[i]));
+  }
+  const rdmatop::Observation observed = normalizer.observe(sequence.front());
+  check_same_series(observed.series, normalize(sequence.front()));
+  CHECK(observed.snapshot.devices.size() == sequence.front().devices.size());
+}
+
+}  // namespace normalizer_memory_test
