@@ -62,10 +62,25 @@ std::string frame_text(const Frame& frame, std::size_t width) {
 
 std::vector<Line> table_lines(const std::vector<std::string>& header, const std::vector<Row>& rows,
                               std::optional<std::size_t> cursor) {
-  std::vector<std::size_t> widths;
-  for (const auto& h : header) widths.push_back(display_width(h));
+  return table_lines(header, rows, cursor, RowRange{0, rows.size()});
+}
+
+RowRange visible_rows(std::size_t rows, std::optional<std::size_t> cursor, std::size_t max_lines) {
+  if (max_lines == 0 || rows + 1 <= max_lines) return {0, rows};
+  const std::size_t visible = std::max<std::size_t>(max_lines, 2) - 1;
+  std::size_t first = 0;
+  if (cursor && *cursor >= visible) first = std::min(*cursor + 1 - visible, rows - visible);
+  return {first, std::min(first + visible, rows)};
+}
+
+std::vector<Line> table_lines(const std::vector<std::string>& header, const std::vector<Row>& rows,
+                              std::optional<std::size_t> cursor, RowRange shown) {
+  // The last column is not padded, so its width is not needed (it is the long one: a finding's
+  // summary).
+  std::vector<std::size_t> widths(header.size(), 0);
+  for (std::size_t c = 0; c + 1 < header.size(); ++c) widths[c] = display_width(header[c]);
   for (const Row& row : rows) {
-    for (std::size_t c = 0; c < row.cells.size() && c < widths.size(); ++c) {
+    for (std::size_t c = 0; c + 1 < widths.size() && c < row.cells.size(); ++c) {
       widths[c] = std::max(widths[c], display_width(row.cells[c].text));
     }
   }
@@ -79,7 +94,7 @@ std::vector<Line> table_lines(const std::vector<std::string>& header, const std:
     head.spans.push_back(Span{cell_text(header[c], c), Tone::heading});
   }
   out.push_back(std::move(head));
-  for (std::size_t r = 0; r < rows.size(); ++r) {
+  for (std::size_t r = shown.first; r < shown.end && r < rows.size(); ++r) {
     Line line;
     line.selected = cursor && *cursor == r;
     line.spans.push_back(Span{line.selected ? "> " : "  ", Tone::normal});

@@ -47,4 +47,19 @@ std::string frame_text(const Frame& frame, std::size_t width);
 std::vector<Line> table_lines(const std::vector<std::string>& header, const std::vector<Row>& rows,
                               std::optional<std::size_t> cursor);
 
+/// Rows [first, end) of a table: the part of it a panel shows.
+struct RowRange {
+  std::size_t first = 0;
+  std::size_t end = 0;
+};
+
+/// The rows around `cursor` that fit in `max_lines` lines with the header (0: all of them).
+RowRange visible_rows(std::size_t rows, std::optional<std::size_t> cursor, std::size_t max_lines);
+
+/// table_lines' header and the lines of the rows in `shown` only, laid out as in the whole table
+/// (the column widths are those of every row, so they do not change as the cursor scrolls): a
+/// panel of thousands of findings makes the few dozen lines it shows, not one per finding.
+std::vector<Line> table_lines(const std::vector<std::string>& header, const std::vector<Row>& rows,
+                              std::optional<std::size_t> cursor, RowRange shown);
+
 }  // namespace rdmatop::tui

@@ -91,13 +91,10 @@ std::vector<Line> header_lines(const PublishedTick& report, const UiState& state
 /// The header line plus the rows around `cursor` that fit in `max_lines` (0: all).
 std::vector<Line> window(const std::vector<Line>& table, std::optional<std::size_t> cursor,
                          std::size_t max_lines) {
-  if (max_lines == 0 || table.size() <= max_lines) return table;
-  const std::size_t visible = std::max<std::size_t>(max_lines, 2) - 1;
-  const std::size_t rows = table.size() - 1;
-  std::size_t first = 0;
-  if (cursor && *cursor >= visible) first = std::min(*cursor + 1 - visible, rows - visible);
+  if (table.empty()) return table;
+  const RowRange shown = visible_rows(table.size() - 1, cursor, max_lines);
   std::vector<Line> out{table.front()};
-  for (std::size_t r = first; r < first + visible && r < rows; ++r) out.push_back(table[r + 1]);
+  for (std::size_t r = shown.first; r < shown.end; ++r) out.push_back(table[r + 1]);
   return out;
 }
 
@@ -216,16 +213,16 @@ std::vector<Line> main_body(const PublishedTick& report, UiState& state, const F
                   Tone::dim));
   }
 
+  // Every row sets the column widths; only the rows shown (below) get their summary.
   std::vector<Row> finding_rows;
-  for (const Finding* f : findings) finding_rows.push_back(finding_row(*f));
+  finding_rows.reserve(findings.size());
+  for (const Finding* f : findings) finding_rows.push_back(finding_row_head(*f));
   std::optional<std::size_t> finding_cursor;
   if (interactive && !ports_focus && !findings.empty()) finding_cursor = state.finding_cursor;
   std::vector<Line> finding_part;
   finding_part.push_back(text_line(
       fmt::format("{} {}", panel_title("FINDINGS", interactive && !ports_focus), findings.size()),
       Tone::heading));
-  const auto finding_table =
-      table_lines({"SEV", "RULE", "WHERE", "STATE", "SUMMARY"}, finding_rows, finding_cursor);
   std::vector<Line> detail;
   if (finding_cursor) {
     detail = finding_detail(*findings[*finding_cursor], ctx.width);
@@ -272,7 +269,10 @@ std::vector<Line> main_body(const PublishedTick& report, UiState& state, const F
   if (interactive) {
     left = body_height > out.size() + detail.size() ? body_height - out.size() - detail.size() : 2;
   }
-  append(out, window(finding_table, finding_cursor, left));
+  const RowRange shown = visible_rows(finding_rows.size(), finding_cursor, left);
+  for (std::size_t r = shown.first; r < shown.end; ++r) finding_rows[r] = finding_row(*findings[r]);
+  append(out, table_lines({"SEV", "RULE", "WHERE", "STATE", "SUMMARY"}, finding_rows,
+                          finding_cursor, shown));
   if (!detail.empty()) {
     out.push_back(Line{});
     append(out, detail);

@@ -128,15 +128,21 @@ Tone severity_tone(Severity severity) {
   return Tone::dim;
 }
 
-Row finding_row(const Finding& finding) {
+Row finding_row_head(const Finding& finding) {
   const bool resolved = finding.state == FindingState::resolved;
   const Tone tone = resolved ? Tone::dim : severity_tone(finding.severity);
   Row row;
+  row.cells.reserve(5);
   row.cells.push_back(Cell{to_string(finding.severity), tone,
                            static_cast<double>(severity_rank(finding.severity))});
   row.cells.push_back(text_cell(finding.rule, resolved ? Tone::dim : Tone::normal));
   row.cells.push_back(text_cell(finding_place(finding, "prio")));
   row.cells.push_back(text_cell(state_name(finding), resolved ? Tone::dim : tone));
+  return row;
+}
+
+Row finding_row(const Finding& finding) {
+  Row row = finding_row_head(finding);
   row.cells.push_back(text_cell(annotation(finding, "summary")));
   return row;
 }

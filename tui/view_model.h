@@ -108,6 +108,9 @@ Tone severity_tone(Severity severity);
 std::vector<const Finding*> visible_findings(const PublishedTick& report, const UiState& state);
 /// "SEV", "RULE", "WHERE", "STATE", "SUMMARY" cells of one finding.
 Row finding_row(const Finding& finding);
+/// finding_row without its last cell, the summary: what a table's column widths need of a row
+/// it does not show (the last column is not padded).
+Row finding_row_head(const Finding& finding);
 /// The worst active (pending or firing) finding of each port, from one pass over a tick's
 /// findings: a lookup per port, where a scan of every finding per port cost most of a frame on
 /// 64 ports with thousands of findings. Lifetime evidence is not a port's live state.
