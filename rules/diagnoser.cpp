@@ -31,14 +31,18 @@ promql::Timestamp retention_for(const RuleEngine& a, const RuleEngine& b) {
   return std::max(a.required_retention_ms(), b.required_retention_ms());
 }
 
-void sort_most_severe_first(std::vector<Finding>& findings) {
-  // Most severe first; active before resolved; then the engine's rule/label order.
-  std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-    const bool a_active = a.state != FindingState::resolved;
-    const bool b_active = b.state != FindingState::resolved;
+/// Appends the engine's findings, active before resolved, most severe first, then in the
+/// engine's rule/label order: ordered as pointers, each finding copied once.
+void append_most_severe_first(const RuleEngine& engine, std::vector<Finding>& out) {
+  std::vector<const Finding*> findings = engine.finding_refs();
+  std::stable_sort(findings.begin(), findings.end(), [](const Finding* a, const Finding* b) {
+    const bool a_active = a->state != FindingState::resolved;
+    const bool b_active = b->state != FindingState::resolved;
     if (a_active != b_active) return a_active;
-    return a.severity > b.severity;
+    return a->severity > b->severity;
   });
+  out.reserve(out.size() + findings.size());
+  for (const Finding* f : findings) out.push_back(*f);
 }
 
 }  // namespace
@@ -74,12 +78,9 @@ std::vector<std::string> Diagnoser::observe(const std::vector<Series>& series,
 }
 
 std::vector<Finding> Diagnoser::findings() const {
-  std::vector<Finding> out = engine_.findings();
-  sort_most_severe_first(out);
-  std::vector<Finding> lifetime = lifetime_engine_.findings();
-  sort_most_severe_first(lifetime);
-  out.insert(out.end(), std::make_move_iterator(lifetime.begin()),
-             std::make_move_iterator(lifetime.end()));
+  std::vector<Finding> out;
+  append_most_severe_first(engine_, out);
+  append_most_severe_first(lifetime_engine_, out);
   return out;
 }
 

@@ -299,15 +299,21 @@ std::vector<promql::Vector> RuleEngine::evidence_inputs(const Rule& rule, const 
   return inputs;
 }
 
+std::vector<const Finding*> RuleEngine::finding_refs() const {
+  std::vector<const Finding*> out;
+  for (const auto& [rule_key, alerts] : active_) {
+    for (const auto& [key, a] : alerts) out.push_back(&a.finding);
+  }
+  std::sort(out.begin(), out.end(), [](const Finding* a, const Finding* b) {
+    if (a->rule != b->rule) return a->rule < b->rule;
+    return a->labels < b->labels;
+  });
+  return out;
+}
+
 std::vector<Finding> RuleEngine::findings() const {
   std::vector<Finding> out;
-  for (const auto& [rule_key, alerts] : active_) {
-    for (const auto& [key, a] : alerts) out.push_back(a.finding);
-  }
-  std::sort(out.begin(), out.end(), [](const Finding& a, const Finding& b) {
-    if (a.rule != b.rule) return a.rule < b.rule;
-    return a.labels < b.labels;
-  });
+  for (const Finding* f : finding_refs()) out.push_back(*f);
   return out;
 }
 

@@ -52,6 +52,10 @@ class RuleEngine {
 
   /// Pending, firing and recently resolved alerts, sorted by rule then labels.
   std::vector<Finding> findings() const;
+  /// The same, as pointers into the engine, valid until the next evaluate(): for a caller that
+  /// orders them again before it copies them (thousands of findings, each with its labels and
+  /// annotations, on a host in trouble).
+  std::vector<const Finding*> finding_refs() const;
 
   const std::vector<RuleGroup>& groups() const { return groups_; }
 
