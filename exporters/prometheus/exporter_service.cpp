@@ -59,7 +59,9 @@ void ExporterService::poll_once() {
 void ExporterService::render_page() {
   ExporterView v = view();
   std::shared_ptr<const void> source = v.report;
-  page_->publish(collectable_->text(std::move(v), page_->last_size() + 4096), std::move(source));
+  page_->publish(
+      render_metrics_page(std::move(v), metrics_, options_.read_process, page_->last_size() + 4096),
+      std::move(source));
 }
 
 void ExporterService::poll_loop(const std::stop_token& stop) {
@@ -161,8 +163,6 @@ Result<int> ExporterService::start() {
   const Result<int> fd = open_listener(*address, SOMAXCONN);
   if (!fd) return fd.error();
   const int port = bound_port(*fd);
-  collectable_ = std::make_shared<ReportCollectable>([this] { return view(); }, metrics_,
-                                                     options_.read_process);
   page_ = std::make_unique<MetricsPage>();
   poll_once();
   if (!options_.basic_auth_users.empty()) {

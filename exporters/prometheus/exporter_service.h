@@ -72,7 +72,6 @@ class ExporterService {
   PollStatus poll_;
   std::condition_variable_any wake_;
 
-  std::shared_ptr<ReportCollectable> collectable_;
   std::unique_ptr<MetricsPage> page_;
   std::unique_ptr<BasicAuth> auth_;  ///< null without basic_auth_users
   std::unique_ptr<http::HttpServer> server_;

@@ -49,7 +49,7 @@ FamilyHeader family_header(const std::string& name) {
 }
 
 /// Families by name, so samples of one name from many ports land in one family: as
-/// prometheus-cpp's MetricFamily (build_metric_families, ReportCollectable).
+/// prometheus-cpp's MetricFamily (build_metric_families).
 class FamilySet {
  public:
   void add(const std::string& name, const Labels& labels, double value) {
@@ -415,48 +415,12 @@ std::string render_metrics_text(const ExporterView& view, const MetricsOptions& 
   return text;
 }
 
-ReportCollectable::ReportCollectable(std::function<ExporterView()> view, MetricsOptions options,
-                                     ProcessReader read_process)
-    : view_(std::move(view)),
-      options_(std::move(options)),
-      read_process_(std::move(read_process)) {}
-
-std::vector<MetricFamily> ReportCollectable::Collect() const {
-  return *families();
-}
-
-ExporterView ReportCollectable::with_process(ExporterView view) const {
-  // A process metric that cannot be read is left out.
-  if (read_process_) {
-    if (auto process = read_process_()) view.process = *process;
+std::string render_metrics_page(ExporterView view, const MetricsOptions& options,
+                                const ProcessReader& read_process, std::size_t size_hint) {
+  if (read_process) {
+    if (auto process = read_process()) view.process = *process;
   }
-  return view;
-}
-
-std::string ReportCollectable::text(ExporterView view, std::size_t size_hint) const {
-  return render_metrics_text(with_process(std::move(view)), options_, size_hint);
-}
-
-std::shared_ptr<const std::vector<MetricFamily>> ReportCollectable::families() const {
-  ExporterView view = view_();
-  {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    if (cached_.families != nullptr && cached_.report == view.report &&
-        cached_.polls == view.poll.polls) {
-      return cached_.families;
-    }
-  }
-  // Built outside the lock so scrapes of the previous collection are not held up; two scrapes
-  // racing on a new collection may both build it, and both results are identical but for the
-  // process metrics read a moment apart.
-  view = with_process(std::move(view));
-  auto families =
-      std::make_shared<const std::vector<MetricFamily>>(build_metric_families(view, options_));
-  const std::lock_guard<std::mutex> lock(mutex_);
-  if (cached_.families == nullptr || view.poll.polls >= cached_.polls) {
-    cached_ = Cached{std::move(view.report), view.poll.polls, families};
-  }
-  return families;
+  return render_metrics_text(view, options, size_hint);
 }
 
 }  // namespace rdmatop

@@ -1,17 +1,14 @@
 // The exporter's data model: one PublishedTick (plus the poll loop's own health) -> the Prometheus
 // metric families a scrape returns. Pure: no I/O, no clock, no HTTP, so it is unit-tested with
 // prometheus-cpp's TextSerializer alone. Values are built from the latest PublishedTick
-// (once per collection, see ReportCollectable) because prometheus-cpp's Counter only increments and
+// (once per collection, render_metrics_page) because prometheus-cpp's Counter only increments and
 // cannot mirror an absolute kernel counter (prometheus-cpp core/include/prometheus/counter.h).
 #pragma once
 
-#include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -62,40 +59,10 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
 std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
                                 std::size_t size_hint = 0);
 
-/// Adapts build_metric_families to prometheus-cpp's pull interface (Collect, families; the
-/// unit tests read them), and renders the exporter's page (text). `view` must be cheap and
-/// thread-safe and must never touch the kernel. The families are built once per collection
-/// (per PublishedTick and poll count) and cached; the page is not: the exporter renders each
-/// PublishedTick once (metrics_page.h) and does not build families.
-/// Each rebuild also reads the exporter's own process metrics with `read_process` (on a host,
-/// a few small procfs reads of /proc/self, never sysfs or the NIC; empty: no process_*).
-class ReportCollectable : public prometheus::Collectable {
- public:
-  ReportCollectable(std::function<ExporterView()> view, MetricsOptions options,
-                    ProcessReader read_process);
-  std::vector<prometheus::MetricFamily> Collect() const override;
-  /// The families of the latest collection, shared (the same pointer for every scrape of one
-  /// collection, so a caller may cache what it derives from them).
-  std::shared_ptr<const std::vector<prometheus::MetricFamily>> families() const;
-  /// `view` as text (render_metrics_text), with the process metrics read now: what the
-  /// exporter serves. Not cached: the exporter renders each PublishedTick once.
-  std::string text(ExporterView view, std::size_t size_hint = 0) const;
-
- private:
-  struct Cached {
-    std::shared_ptr<const PublishedTick>
-        report;  ///< held, so a new PublishedTick can never reuse its address
-    std::uint64_t polls = 0;
-    std::shared_ptr<const std::vector<prometheus::MetricFamily>> families;
-  };
-
-  ExporterView with_process(ExporterView view) const;
-
-  std::function<ExporterView()> view_;
-  MetricsOptions options_;
-  ProcessReader read_process_;  ///< the process_* families' values
-  mutable std::mutex mutex_;    // guards cached_
-  mutable Cached cached_;
-};
+/// The exporter's page: render_metrics_text of `view` with the exporter's own process metrics,
+/// read now by `read_process` (on a host, a few small procfs reads of /proc/self, never sysfs
+/// or the NIC). An empty reader, or one that fails, leaves the process_* families out.
+std::string render_metrics_page(ExporterView view, const MetricsOptions& options,
+                                const ProcessReader& read_process, std::size_t size_hint = 0);
 
 }  // namespace rdmatop

@@ -1,5 +1,5 @@
 // The /metrics body. Each collection is rendered once, by the poll thread right after the
-// collection (ReportCollectable::text, published here), as text format 0.0.4 and,
+// collection (render_metrics_page, published here), as text format 0.0.4 and,
 // once any scraper has asked for gzip, as the shared front of a gzip member (gzip_parts.h).
 // A scrape then only sends those bytes, plus the few families that change per scrape
 // (exposer_scrapes_total, exposer_transferred_bytes_total, exposer_request_latencies: the names

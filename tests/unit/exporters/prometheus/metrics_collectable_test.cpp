@@ -77,8 +77,8 @@ std::string text(const std::vector<MetricFamily>& families) {
   return prometheus::TextSerializer().Serialize(families);
 }
 
-/// The exposition without the process_* families, which ReportCollectable reads from /proc
-/// at every rebuild (so they differ between two builds of one collection).
+/// The exposition without the process_* families, which render_metrics_page reads from /proc
+/// at every rendering (so they differ between two renderings of one collection).
 std::string without_process(const std::string& exposition) {
   std::string out;
   std::size_t begin = 0;
@@ -243,66 +243,22 @@ TEST_CASE("exporter: label values with quotes, backslashes and newlines are esca
   CHECK(contains(text(build_metric_families(v, options())), "fw_ver=\"a\\\"b\\\\c\\nd\""));
 }
 
-TEST_CASE("exporter: scrapes of one collection share its families; a new one is rebuilt",
+TEST_CASE("exporter: the page is the collection's families with the process read at rendering",
           "[exporter]") {
-  std::mutex mutex;
-  ExporterView current = view_of();
-  ReportCollectable collectable(
-      [&] {
-        const std::lock_guard<std::mutex> lock(mutex);
-        return current;
-      },
-      options(), host_process_reader());
-  const std::string first = text(collectable.Collect());
-  CHECK(without_process(first) == text(build_metric_families(current, options())));
-  CHECK(text(collectable.Collect()) == first);
-  // The exporter's own process, read at the rebuild (this test process: it has run, so its
+  const ExporterView view = view_of({finding(FindingState::firing)});
+  const std::string families = text(build_metric_families(view, options()));
+  const std::string page = render_metrics_page(view, options(), host_process_reader());
+  CHECK(without_process(page) == families);
+  // The exporter's own process, read at the rendering (this test process: it has run, so its
   // start time is in the past and it holds open files).
-  CHECK(contains(first, "\nprocess_start_time_seconds "));
-  CHECK(contains(first, "\nprocess_open_fds "));
-  CHECK_FALSE(contains(first, "\nprocess_resident_memory_bytes 0\n"));
-  // Same PublishedTick, next poll: the poll health changed, so the cache must not be served.
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    current.poll.polls = 4;
-  }
-  CHECK(contains(text(collectable.Collect()), "rdmatop_collections_total 4\n"));
-  // A new PublishedTick with the same poll count (the poll count lags the publish): rebuilt too.
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    current.report = view_of({finding(FindingState::firing)}).report;
-  }
-  CHECK(contains(text(collectable.Collect()), "rdmatop_finding{"));
-
-  // Concurrent scrapes while collections are published: each serves one whole collection.
-  std::vector<std::string> valid;
-  std::vector<ExporterView> views;
-  for (std::uint64_t p = 10; p < 14; ++p) {
-    ExporterView v = view_of();
-    v.poll.polls = p;
-    valid.push_back(text(build_metric_families(v, options())));
-    views.push_back(v);
-  }
-  {
-    const std::lock_guard<std::mutex> lock(mutex);
-    current = views[0];
-  }
-  std::atomic<bool> bad{false};
-  std::vector<std::thread> scrapers;
-  for (int t = 0; t < 4; ++t) {
-    scrapers.emplace_back([&] {
-      for (int i = 0; i < 50; ++i) {
-        const std::string got = without_process(text(collectable.Collect()));
-        if (std::find(valid.begin(), valid.end(), got) == valid.end()) bad = true;
-      }
-    });
-  }
-  for (int round = 0; round < 50; ++round) {
-    const std::lock_guard<std::mutex> lock(mutex);
-    current = views[static_cast<std::size_t>(round) % views.size()];
-  }
-  for (auto& t : scrapers) t.join();
-  CHECK_FALSE(bad);
+  CHECK(contains(page, "\nprocess_start_time_seconds "));
+  CHECK(contains(page, "\nprocess_open_fds "));
+  CHECK_FALSE(contains(page, "\nprocess_resident_memory_bytes 0\n"));
+  // No reader, or one that fails: no process_* family, and nothing else lost.
+  CHECK(render_metrics_page(view, options(), {}) == families);
+  const ProcessReader failing = [] { return Result<ProcessMetrics>(Error{EACCES, "/proc"}); };
+  CHECK(render_metrics_page(view, options(), failing) == families);
+  CHECK_FALSE(contains(families, "process_"));
 }
 
 TEST_CASE("exporter: per-source error counters count failed collections, from 0", "[exporter]") {
