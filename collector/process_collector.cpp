@@ -40,7 +40,7 @@ Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
       static_cast<double>(*boot) + static_cast<double>(stat->start_time_ticks) / ticks;
   // The exporter holds every polled counter file open (cached_file_source.h), ~2,000 on a
   // 16-port host: listing them made one dentry per descriptor on every page render, a tenth of
-  // the exporter's CPU (bench/README.md, "The exporter's own open descriptors").
+  // the exporter's CPU (bench/README.md, "Session 19: where the CPU time goes").
   if (const auto counted = count_open_fds ? count_open_fds() : std::nullopt) {
     m.open_fds = static_cast<double>(*counted);
   } else if (const auto fds = proc.list("self/fd")) {

@@ -124,11 +124,21 @@ std::optional<std::string> SysfsObjectReader::read_text(std::string_view rel, Pr
 
 std::optional<std::uint64_t> SysfsObjectReader::read_u64(std::string_view rel, Presence presence,
                                                          Refresh refresh) {
-  const auto content = read(rel, presence, refresh);
-  if (!content) return std::nullopt;
+  if (vanished_) return std::nullopt;
+  return counter_value(fetch(rel, refresh), "", rel, presence);
+}
+
+std::optional<std::uint64_t> SysfsObjectReader::counter_value(const Result<std::string>& content,
+                                                              std::string_view dir,
+                                                              std::string_view name,
+                                                              Presence presence) {
+  if (!content) {
+    record(join_path(dir, name), content.error(), presence);
+    return std::nullopt;
+  }
   const auto value = parse_counter_value(*content);
   if (!value) {
-    record_parse_error(rel, value.error());
+    record_parse_error(join_path(dir, name), value.error());
     return std::nullopt;
   }
   return *value;
@@ -178,19 +188,10 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view 
   for (const auto& name : *names) {
     file_path.resize(dir_length);
     file_path += name;
-    const Result<std::string> content = fs_.read_polled(file_path);
     // Listed a moment ago, so a missing file is unexpected: required.
-    if (!content) {
-      record(join_path(dir, name), content.error(), Presence::required);
-      if (vanished_) return DirOutcome::failed;
-      continue;
-    }
-    const auto value = parse_counter_value(*content);
-    if (!value) {
-      record_parse_error(join_path(dir, name), value.error());
-      continue;
-    }
-    out.emplace_hint(out.end(), name, *value);  // the listing is sorted, as the map is
+    const auto value = counter_value(fs_.read_polled(file_path), dir, name, Presence::required);
+    if (value) out.emplace_hint(out.end(), name, *value);  // the listing is sorted, as the map is
+    if (vanished_) return DirOutcome::failed;
   }
   return DirOutcome::read;
 }

@@ -105,6 +105,11 @@ class SysfsObjectReader {
   std::string path(std::string_view rel) const;
   bool owner_vanished() const;
   Result<std::string> fetch(std::string_view rel, Refresh refresh);
+  /// A "%llu" attribute's value from its content; a failed read or parse is recorded under
+  /// `dir`/`name` (the path is built only then).
+  std::optional<std::uint64_t> counter_value(const Result<std::string>& content,
+                                             std::string_view dir, std::string_view name,
+                                             Presence presence);
 
   const FileSource& fs_;
   std::string base_;

@@ -48,7 +48,7 @@ void append_most_severe_first(const RuleEngine& engine, std::vector<Finding>& ou
 }  // namespace
 
 bool is_lifetime_rule(const Rule& rule) {
-  return label_value(rule.labels, kEvidenceLabel) == kLifetimeEvidence;
+  return has_lifetime_evidence(rule.labels);
 }
 
 std::vector<RuleGroup> without_lifetime_rules(std::vector<RuleGroup> groups) {

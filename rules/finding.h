@@ -67,6 +67,8 @@ inline constexpr const char* kLifetimeEvidence = "lifetime";
 
 /// True for a finding of a lifetime-evidence rule.
 bool is_lifetime(const Finding& finding);
+/// The same test on a label set: a finding's, or the rule's that makes it.
+bool has_lifetime_evidence(const Labels& labels);
 /// The state as every output names it: "pending", "firing", "resolved", or "lifetime" for
 /// lifetime evidence (history read from totals, never a live state).
 const char* state_name(const Finding& finding);
