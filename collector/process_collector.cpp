@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
 
 #include "collector/parse/procfs_process_parse.h"
@@ -18,16 +19,25 @@ std::optional<std::size_t> open_fds_from_size(const std::string& fd_dir) {
   return static_cast<std::size_t>(st.st_size);
 }
 
+Result<std::uint64_t> read_boot_time(const FileSource& proc) {
+  const auto system_text = proc.read("stat");
+  if (!system_text) return system_text.error();
+  return parse_proc_stat_boot_time(*system_text);
+}
+
 Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
+                                            const OpenFdCounter& count_open_fds) {
+  const auto boot = read_boot_time(proc);
+  if (!boot) return boot.error();
+  return read_process_metrics(proc, *boot, count_open_fds);
+}
+
+Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_t boot_time,
                                             const OpenFdCounter& count_open_fds) {
   const auto stat_text = proc.read("self/stat");
   if (!stat_text) return stat_text.error();
   const auto stat = parse_proc_stat(*stat_text);
   if (!stat) return stat.error();
-  const auto system_text = proc.read("stat");
-  if (!system_text) return system_text.error();
-  const auto boot = parse_proc_stat_boot_time(*system_text);
-  if (!boot) return boot.error();
 
   // Clock ticks and page size as the kernel exports them to user space (proc(5)).
   const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
@@ -37,7 +47,7 @@ Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
   m.resident_bytes = static_cast<double>(stat->rss_pages) * page;
   m.virtual_bytes = static_cast<double>(stat->vsize_bytes);
   m.start_time_seconds =
-      static_cast<double>(*boot) + static_cast<double>(stat->start_time_ticks) / ticks;
+      static_cast<double>(boot_time) + static_cast<double>(stat->start_time_ticks) / ticks;
   // The exporter holds every polled counter file open (cached_file_source.h), ~2,000 on a
   // 16-port host: listing them made one dentry per descriptor on every page render, a tenth of
   // the exporter's CPU (bench/README.md, "Session 19: where the CPU time goes").
@@ -53,8 +63,18 @@ Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
 
 ProcessReader host_process_reader() {
   std::shared_ptr<const FileSource> proc = make_directory_file_source("/proc");
-  return [proc] {
-    return read_process_metrics(*proc, [] { return open_fds_from_size("/proc/self/fd"); });
+  // 0 until read: no host boots at the epoch. Atomic: a scrape may render the page on another
+  // thread than the poll loop.
+  auto boot_time = std::make_shared<std::atomic<std::uint64_t>>(0);
+  return [proc, boot_time]() -> Result<ProcessMetrics> {
+    std::uint64_t boot = boot_time->load(std::memory_order_relaxed);
+    if (boot == 0) {
+      const auto read = read_boot_time(*proc);
+      if (!read) return read.error();
+      boot = *read;
+      boot_time->store(boot, std::memory_order_relaxed);
+    }
+    return read_process_metrics(*proc, boot, [] { return open_fds_from_size("/proc/self/fd"); });
   };
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -24,12 +25,22 @@ std::optional<std::size_t> open_fds_from_size(const std::string& fd_dir);
 /// answers (open_fds_from_size) or says it cannot (nullopt). Empty: list the directory.
 using OpenFdCounter = std::function<std::optional<std::size_t>()>;
 
-/// Reads /proc/self/stat, /proc/stat (boot time) and /proc/self/fd through `proc` (rooted at
-/// /proc). Errors name the file; the caller serves no process_* series then, never zeros.
+/// The host's boot time, `btime` of /proc/stat (seconds since the epoch; proc(5)), through
+/// `proc` (rooted at /proc).
+Result<std::uint64_t> read_boot_time(const FileSource& proc);
+
+/// Reads /proc/self/stat and /proc/self/fd through `proc` (rooted at /proc); the start time is
+/// `boot_time` plus the process's start ticks. Errors name the file; the caller serves no
+/// process_* series then, never zeros.
+Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_t boot_time,
+                                            const OpenFdCounter& count_open_fds = {});
+/// The same, with the boot time read from /proc/stat first.
 Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
                                             const OpenFdCounter& count_open_fds = {});
 
-/// A ProcessReader over the host's /proc.
+/// A ProcessReader over the host's /proc. It reads /proc/stat until it has the boot time and
+/// never again: the boot time is fixed while the host runs, and the file is long on a big host
+/// (a line per CPU, a number per interrupt in `intr`), where it was read at every page.
 ProcessReader host_process_reader();
 
 }  // namespace rdmatop

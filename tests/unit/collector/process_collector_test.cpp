@@ -43,6 +43,36 @@ TEST_CASE("process metrics: the open descriptors come from the counter where it 
   CHECK(plain->cpu_seconds > 0);
 }
 
+TEST_CASE("process metrics: a known boot time is not read again", "[process]") {
+  testing::FakeFileSource proc = fake_proc();
+  const auto boot = read_boot_time(proc);
+  REQUIRE(boot);
+  CHECK(*boot == 1796410477);
+  const auto read_each_time = read_process_metrics(proc);
+  REQUIRE(read_each_time);
+  // The same metrics from the boot time given, and from a /proc whose stat cannot be read: the
+  // reader did not touch it. Start ticks 2325934 at the kernel's 100 Hz are 23,259.34 s.
+  testing::FakeFileSource no_stat;
+  no_stat.file("self/stat", *proc.read("self/stat"));
+  const auto given = read_process_metrics(no_stat, *boot);
+  REQUIRE(given);
+  CHECK(given->start_time_seconds == read_each_time->start_time_seconds);
+  CHECK(given->cpu_seconds == read_each_time->cpu_seconds);
+  // Without the boot time, that /proc is an error naming the file, not a start time of 0.
+  const auto unknown = read_process_metrics(no_stat);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("stat") != std::string::npos);
+  // The host's own reader: the boot time it read once stays, so the start time does not move.
+  const ProcessReader host = host_process_reader();
+  const auto first = host();
+  const auto second = host();
+  REQUIRE(first);
+  REQUIRE(second);
+  CHECK(first->start_time_seconds == second->start_time_seconds);
+  CHECK(first->start_time_seconds >
+        static_cast<double>(*read_boot_time(*make_directory_file_source("/proc"))));
+}
+
 TEST_CASE(
     "process metrics: procfs reports this process's open descriptors as the size of "
     "/proc/self/fd",
