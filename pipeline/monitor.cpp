@@ -1,5 +1,7 @@
 #include "pipeline/monitor.h"
 
+#include <utility>
+
 #include "collector/collect.h"
 #include "collector/normalize/normalizer.h"
 
@@ -26,22 +28,22 @@ std::shared_ptr<const PublishedTick> Monitor::step() {
   // The next tick's rates need this tick's series and time only (build_tick reads nothing
   // else of `first`), so the snapshot, with every raw counter map, moves into the report
   // instead of being copied once per tick.
-  auto rate_base = std::make_shared<Observation>();
-  rate_base->snapshot.taken = current.snapshot.taken;
-  rate_base->series = current.series;
-  PublishedTick built =
-      build_tick(previous_.get(), std::move(current), diagnoser_.findings(), std::move(errors));
+  spare_rate_base_.snapshot.taken = current.snapshot.taken;
+  spare_rate_base_.series = current.series;
+  PublishedTick built = build_tick(has_rate_base_ ? &rate_base_ : nullptr, std::move(current),
+                                   diagnoser_.findings(), std::move(errors));
   built.coverage = diagnoser_.coverage();
   const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
   if (fast_) {
-    fast_->set_targets(built.snapshot, rate_base->series);
+    fast_->set_targets(built.snapshot, spare_rate_base_.series);
     slow_findings_ = built.findings;
     built.findings = fast::merge_findings(std::move(built.findings), fast_->findings());
     built.fast_path = fast_->ports();
     built.fast_interval_seconds = fast_->options().interval_s;
   }
   auto report = std::make_shared<const PublishedTick>(std::move(built));
-  previous_ = std::move(rate_base);
+  std::swap(rate_base_, spare_rate_base_);
+  has_rate_base_ = true;
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     latest_ = report;

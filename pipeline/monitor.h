@@ -57,8 +57,14 @@ class Monitor {
   Normalizer normalizer_;
   Diagnoser diagnoser_;
   std::vector<std::string> rule_load_errors_;
-  /// The previous tick's series and time: the base of the next report's rates.
-  std::shared_ptr<const Observation> previous_;
+  /// The previous tick's series and time: the base of the next report's rates (valid once
+  /// has_rate_base_). Two buffers that swap each tick: the series are copied by assignment
+  /// into the spare one, whose strings and label vectors already have their capacity from two
+  /// ticks ago, so keeping the base allocates nothing while the host's series stay the same
+  /// (a fresh copy was 10 M instructions per tick at 64 ports, issue 18).
+  Observation rate_base_;
+  Observation spare_rate_base_;
+  bool has_rate_base_ = false;
   std::uint64_t seq_ = 0;
 
   // The fast path; fast_mutex_ guards it and slow_findings_, and is taken before mutex_.

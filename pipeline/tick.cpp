@@ -135,11 +135,19 @@ PublishedTick build_tick(const Observation* first, Observation last, std::vector
     }
   }
   std::vector<std::size_t> ports_of_series;
+  // `now` is sorted by series key, so one name's series are neighbours: the catalogue is
+  // asked once per name, not once per series.
+  std::string_view info_of;
+  const MetricInfo* info = nullptr;
   for (Series& s : now) {
     const Rate rate = rate_of(s);
+    if (info == nullptr || s.name != info_of) {
+      info = find_metric(s.name);
+      info_of = info != nullptr ? std::string_view(info->name) : std::string_view();
+    }
     // The catalogue's scope says where a series is filed: the prober's beside the ports, the
     // device- and host-scope configuration (no port to file it under) in host_series.
-    if (const MetricInfo* info = find_metric(s.name)) {
+    if (info != nullptr) {
       if (is_probe_metric(*info)) report.probe_series.push_back(SeriesWithRate{s, rate});
       if (info->scope == MetricScope::device || info->scope == MetricScope::host) {
         report.host_series.push_back(SeriesWithRate{s, rate});

@@ -10,7 +10,7 @@ void add_series(std::vector<Series>& out, std::string_view name, Labels labels, 
   out.push_back(Series{std::string(name), std::move(labels), kind, value, 0, 0, std::move(origin)});
 }
 
-const std::string& label_value(const Labels& labels, const std::string& name) {
+const std::string& label_value(const Labels& labels, std::string_view name) {
   static const std::string empty;
   for (const auto& [key, value] : labels) {
     if (key == name) return value;

@@ -34,7 +34,9 @@ void add_series(std::vector<Series>& out, std::string_view name, Labels labels, 
                 double value, std::string origin);
 
 /// Looks up a label value; empty string when absent.
-const std::string& label_value(const Labels& labels, const std::string& name);
+/// Takes the name as a view: callers pass literals, and a `const std::string&` parameter made
+/// a string of each one per call (several per series per tick, issue 18).
+const std::string& label_value(const Labels& labels, std::string_view name);
 /// A stable text key "name{a="x",b="y"}" used to match series across snapshots.
 std::string series_key(const std::string& name, const Labels& labels);
 
