@@ -6,6 +6,7 @@
 #include <array>
 #include <cerrno>
 #include <memory>
+#include <string>
 
 #include "collector/snapshot_provider.h"
 #include "collector/vanished_tracker.h"
@@ -60,6 +61,14 @@ void collect_all(const CollectContext& ctx, Snapshot& snap,
   collect_readiness(ctx, snap);
   const ThreadProcesses threads = collect_rdma_processes(ctx, snap, devices);
   collect_qp_counters(ctx, snap, devices, threads);
+  if (std::string fallback = ctx.sysfs.read_fallback(); !fallback.empty()) {
+    snap.sources.push_back(SourceStatus{
+        "file-reads",
+        "",
+        SourceState::ok,
+        "counter files read with one pread(2) each, not batched: " + std::move(fallback),
+        {}});
+  }
 }
 
 SnapshotProvider live_provider(const CollectContext& ctx) {

@@ -180,16 +180,14 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view 
                std::to_string(kMaxCounterFiles) + " only");
     names.value().resize(kMaxCounterFiles);
   }
-  // One path buffer for the whole directory, its last part overwritten per file: the ~100
-  // files of a port's hw_counters/ are read every pass (issue 18); `rel` is built for a problem.
-  std::string file_path = path(dir);
-  if (!file_path.empty()) file_path += '/';
-  const std::size_t dir_length = file_path.size();
-  for (const auto& name : *names) {
-    file_path.resize(dir_length);
-    file_path += name;
+  // The whole directory in one call: a caching source reads the files it holds open with one
+  // system call (FileSource::read_polled_many); `rel` is built only for a problem.
+  std::vector<Result<std::string>> contents;
+  fs_.read_polled_many(path(dir), *names, contents);
+  for (std::size_t i = 0; i < names->size(); ++i) {
+    const std::string& name = (*names)[i];
     // Listed a moment ago, so a missing file is unexpected: required.
-    const auto value = counter_value(fs_.read_polled(file_path), dir, name, Presence::required);
+    const auto value = counter_value(contents[i], dir, name, Presence::required);
     if (value) out.emplace_hint(out.end(), name, *value);  // the listing is sorted, as the map is
     if (vanished_) return DirOutcome::failed;
   }

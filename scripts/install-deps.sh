@@ -16,6 +16,8 @@ packages=(
   libarchive-dev
   # Prometheus's regular expressions (RE2 syntax) for PromQL and the exporter's filters
   libre2-dev
+  # the counter files of a tick read in one io_uring_enter per directory (batched_pread.h)
+  liburing-dev
   # the probe handshake links libcrypto (HMAC-SHA256, probes/protocol.cpp)
   libssl-dev
   # real tools the tests compare against or drive

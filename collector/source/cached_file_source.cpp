@@ -13,11 +13,16 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
+#include <string>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
+#include "collector/source/batched_pread.h"
 #include "util/bounded_file.h"
 
 namespace rdmatop {
@@ -101,6 +106,80 @@ class CachedDirectorySource final : public CachedFileSource {
 
   Result<std::string> read_polled(std::string_view relpath) const override {
     const std::lock_guard lock(mutex_);
+    return read_polled_locked(relpath);
+  }
+
+  void read_polled_many(std::string_view reldir, std::span<const std::string> names,
+                        std::vector<Result<std::string>>& out) const override {
+    const std::lock_guard lock(mutex_);
+    out.assign(names.size(), Result<std::string>(std::string()));
+    std::string path(reldir);
+    if (!path.empty()) path += '/';
+    const std::size_t dir_length = path.size();
+    const auto path_of = [&](std::size_t i) -> const std::string& {
+      path.resize(dir_length);
+      path += names[i];
+      return path;
+    };
+    // The files held open go to the kernel together; the others are opened one by one (the
+    // first pass, or after a change).
+    batch_index_.clear();
+    batch_fds_.clear();
+    BatchedPread* batch = batch_reader();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string& file = path_of(i);
+      const auto it = held_.find(std::string_view(file));
+      if (batch != nullptr && it != held_.end()) {
+        batch_index_.push_back(i);
+        batch_fds_.push_back(it->second);
+      } else {
+        out[i] = read_polled_locked(file);
+      }
+    }
+    if (batch_fds_.empty()) return;
+    batch_buffers_.resize(batch_fds_.size() * kBatchSlot);
+    batch_results_.resize(batch_fds_.size());
+    const std::uint64_t submitted = batch->submissions();
+    batch->read(batch_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
+    stats_.batches += batch->submissions() - submitted;
+    stats_.batched_reads += batch_fds_.size();
+    if (!batch->available()) stats_.batch_unavailable = batch->unavailable_reason();
+    for (std::size_t k = 0; k < batch_index_.size(); ++k) {
+      const std::size_t i = batch_index_[k];
+      const std::string& file = path_of(i);
+      const long n = batch_results_[k];
+      if (n < 0) {
+        out[i] = errno_error(static_cast<int>(-n), file);
+        // May close other descriptors of the batch: they were read already, and a later
+        // file that needs reading again looks its descriptor up anew below.
+        forget_after_error(file, static_cast<int>(-n));
+      } else if (static_cast<std::size_t>(n) < kBatchSlot) {
+        out[i] = std::string(batch_buffers_.data() + k * kBatchSlot, static_cast<std::size_t>(n));
+      } else {
+        out[i] = read_polled_locked(file);  // longer than a counter: read whole
+      }
+    }
+  }
+
+ private:
+  /// Bytes read of each file of a batch: a counter's text is at most 21 digits and a newline;
+  /// a file that fills its slot is read again whole.
+  static constexpr std::size_t kBatchSlot = 64;
+
+  BatchedPread* batch_reader() const {
+    if (!options_.batch_reads) {
+      stats_.batch_unavailable = "batch_reads off";
+      return nullptr;
+    }
+    if (!batch_) batch_ = std::make_unique<BatchedPread>();
+    if (!batch_->available()) {
+      stats_.batch_unavailable = batch_->unavailable_reason();
+      return nullptr;
+    }
+    return batch_.get();
+  }
+
+  Result<std::string> read_polled_locked(std::string_view relpath) const {
     if (const auto it = held_.find(relpath); it != held_.end()) {
       auto content = pread_whole(it->second, relpath);
       if (!content) forget_after_error(std::string(relpath), content.error().code);
@@ -122,6 +201,7 @@ class CachedDirectorySource final : public CachedFileSource {
     return content;
   }
 
+ public:
   Result<std::string> read_static(std::string_view relpath,
                                   std::chrono::nanoseconds* age) const override {
     const std::lock_guard lock(mutex_);
@@ -218,6 +298,11 @@ class CachedDirectorySource final : public CachedFileSource {
   void invalidate(std::string_view prefix) const override {
     const std::lock_guard lock(mutex_);
     forget(prefix);
+  }
+
+  std::string read_fallback() const override {
+    const std::lock_guard lock(mutex_);
+    return stats_.batch_unavailable;
   }
 
   FileCacheStats stats() const override {
@@ -410,6 +495,12 @@ class CachedDirectorySource final : public CachedFileSource {
   mutable int inotify_fd_ = -1;
   mutable bool inotify_failed_ = false;
   mutable FileCacheStats stats_;
+  // read_polled_many's ring (made at its first call) and its buffers, reused across calls.
+  mutable std::unique_ptr<BatchedPread> batch_;
+  mutable std::vector<std::size_t> batch_index_;
+  mutable std::vector<int> batch_fds_;
+  mutable std::vector<char> batch_buffers_;
+  mutable std::vector<long> batch_results_;
 };
 
 }  // namespace

@@ -7,6 +7,9 @@
 //    removed, kernfs_get_active fails), ESTALE or EIO closes the descriptor, forgets what was
 //    cached in that directory and returns the error: the collectors treat the object as gone,
 //    and the next pass opens the file again if it came back;
+//  * read_polled_many: the held files of one directory read in one io_uring_enter(2)
+//    (batched_pread.h), a file not held yet through read_polled; without io_uring, one pread
+//    each, and stats().batch_unavailable says why;
 //  * read_static, list_static, read_link_static: served from memory until a change is seen or
 //    the refresh period ends (the safety net);
 //  * change detection: on a regular filesystem (fixture trees, the simulator, captures) every
@@ -47,12 +50,21 @@ struct FileCacheOptions {
   /// pread(2), injectable so that tests can make a held descriptor fail like a removed kernfs
   /// node does (ENODEV).
   std::function<ssize_t(int, void*, std::size_t, off_t)> pread;
+  /// read_polled_many hands the reads of the held files of a directory to the kernel in one
+  /// io_uring_enter(2) (batched_pread.h); false, or where io_uring cannot be set up: one
+  /// pread(2) each, through `pread`.
+  bool batch_reads = true;
 };
 
 /// What the cache asked the kernel for since it was made (one count per system call).
 struct FileCacheStats {
-  std::uint64_t opens = 0;        ///< openat of a file (polled or static)
-  std::uint64_t preads = 0;       ///< pread of a held or just opened file
+  std::uint64_t opens = 0;          ///< openat of a file (polled or static)
+  std::uint64_t preads = 0;         ///< pread of a held or just opened file
+  std::uint64_t batched_reads = 0;  ///< values read in a batch (read_polled_many)
+  std::uint64_t batches = 0;        ///< io_uring_enter calls that read them
+  /// Why read_polled_many reads one pread each: io_uring could not be set up or failed
+  /// ("io_uring_setup: Operation not permitted"), or batch_reads is off; "" while it batches.
+  std::string batch_unavailable;
   std::uint64_t listings = 0;     ///< directories listed
   std::uint64_t links = 0;        ///< readlink
   std::uint64_t static_hits = 0;  ///< read_static / list_static / read_link_static from memory

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,11 @@ class FileSource {
   /// A value read again on every pass (a counter, a link state): a caching source keeps the
   /// file open and re-reads it with one pread(2) at offset 0.
   virtual Result<std::string> read_polled(std::string_view relpath) const { return read(relpath); }
+  /// read_polled of each file `names[i]` of the directory `reldir` into `out[i]` (`out` is
+  /// resized): a directory of counters read every pass. A caching source hands the reads to
+  /// the kernel in one system call; this default makes one read_polled each.
+  virtual void read_polled_many(std::string_view reldir, std::span<const std::string> names,
+                                std::vector<Result<std::string>>& out) const;
   /// A value that changes only on an event (a GID, the firmware version, the NUMA node): a
   /// caching source serves its last read until it sees the file change or its refresh period
   /// ends. `age`, when given, is set to how long ago the value was read from the file (zero:
@@ -60,6 +66,10 @@ class FileSource {
   virtual Result<std::string> read_link_static(std::string_view relpath) const {
     return read_link(relpath);
   }
+  /// Why polled files are read in a slower way than this source is built for (a caching source
+  /// whose batches cannot be set up: "io_uring_setup: Operation not permitted"); "" otherwise.
+  /// A fallback says it is one: collect_all turns this into a status of the snapshot.
+  virtual std::string read_fallback() const { return {}; }
   /// Called once at the start of each collection pass (collect_snapshot): a caching source
   /// takes in the changes it was notified of since the last pass.
   virtual void begin_pass() const {}

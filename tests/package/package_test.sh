@@ -44,7 +44,8 @@ deb=$(ls "$work"/out/rdmatop_*.deb 2>/dev/null | head -1)
 echo "built $(basename "$deb")"
 dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Depends\|Maintainer\|Section\):/  \1:/p'
 depends=$(dpkg-deb --field "$deb" Depends)
-for lib in libibverbs1 librdmacm1 libmnl0 libarchive13 libprometheus-cpp-core1.0 libyaml-cpp0.7 libssl3; do
+for lib in libibverbs1 librdmacm1 libmnl0 libarchive13 libprometheus-cpp-core1.0 libyaml-cpp0.7 libssl3 \
+  liburing2; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 dpkg-deb --contents "$deb" >"$work/contents"

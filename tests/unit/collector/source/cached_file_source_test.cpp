@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -153,6 +154,70 @@ TEST_CASE("a held descriptor failing like a removed kernfs node is closed and re
   CHECK(src->stats().held == 1);
 }
 
+TEST_CASE("a directory read in one batch gives what reading each file gives",
+          "[cached_file_source]") {
+  CacheTree tree;
+  const std::string dir = "class/infiniband/mlx5_0/ports/1/hw_counters";
+  tree.write(dir + "/out_of_buffer", "3\n");
+  tree.write(dir + "/empty", "");
+  tree.write(dir + "/long", std::string(300, '7') + "\n");  // longer than a counter's slot
+  tree.write(dir + "/rx_write_requests", "18446744073709551615\n");
+  const std::vector<std::string> names = {"empty", "long", "missing", "out_of_buffer",
+                                          "rx_write_requests"};
+  for (const bool batch : {true, false}) {
+    FileCacheOptions options;
+    options.batch_reads = batch;
+    const auto src = make_cached_file_source(tree.root().string(), options);
+    const auto each = [&] {
+      std::vector<Result<std::string>> out;
+      for (const auto& name : names) out.push_back(src->read_polled(dir + "/" + name));
+      return out;
+    };
+    const auto same = [](const std::vector<Result<std::string>>& a,
+                         const std::vector<Result<std::string>>& b) {
+      REQUIRE(a.size() == b.size());
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        CHECK(a[i].ok() == b[i].ok());
+        if (a[i].ok() && b[i].ok()) CHECK(a[i].value() == b[i].value());
+        if (!a[i].ok() && !b[i].ok()) CHECK(a[i].error().code == b[i].error().code);
+      }
+    };
+    std::vector<Result<std::string>> many;
+    src->begin_pass();
+    src->read_polled_many(dir, names, many);  // first pass: each file opened and held
+    same(many, each());
+    CHECK(many[2].error().code == ENOENT);
+    CHECK(many[1].value().size() == 301);
+
+    tree.write(dir + "/out_of_buffer", "4\n");  // rewritten in place: the held file reads it
+    src->begin_pass();
+    const FileCacheStats before = src->stats();
+    src->read_polled_many(dir, names, many);
+    const FileCacheStats after = src->stats();
+    same(many, each());
+    CHECK(many[3].value() == "4\n");
+    if (!batch) {
+      CHECK(after.batch_unavailable == "batch_reads off");
+      CHECK(after.batched_reads == before.batched_reads);
+    } else if (!after.batch_unavailable.empty()) {
+      WARN("SKIPPED the batch checks: " << after.batch_unavailable);
+    } else {
+      // The four held files in one call; the long one read again whole by pread.
+      CHECK(after.batched_reads - before.batched_reads == 4);
+      CHECK(after.batches - before.batches == 1);
+      CHECK(after.preads - before.preads == 1);
+    }
+
+    fs::remove(tree.root() / dir / "out_of_buffer");  // gone between passes
+    src->begin_pass();
+    src->read_polled_many(dir, names, many);
+    same(many, each());
+    CHECK(many[3].error().code == ENOENT);
+    CHECK(many[4].value() == "18446744073709551615\n");
+    tree.write(dir + "/out_of_buffer", "3\n");
+  }
+}
+
 TEST_CASE("a static value is served from memory with its age until it changes",
           "[cached_file_source]") {
   CacheTree tree;
@@ -205,6 +270,12 @@ class CountingFileSource final : public FileSource {
     ++polled;
     return inner_.read_polled(p);
   }
+  void read_polled_many(std::string_view dir, std::span<const std::string> names,
+                        std::vector<Result<std::string>>& out) const override {
+    polled += names.size();
+    ++polled_directories;
+    inner_.read_polled_many(dir, names, out);
+  }
   Result<std::string> read_static(std::string_view p,
                                   std::chrono::nanoseconds* age) const override {
     return inner_.read_static(p, age);
@@ -220,13 +291,16 @@ class CountingFileSource final : public FileSource {
   }
   void begin_pass() const override { inner_.begin_pass(); }
   mutable std::uint64_t polled = 0;
+  mutable std::uint64_t polled_directories = 0;  ///< read_polled_many calls
 
  private:
   const FileSource& inner_;
 };
 
-TEST_CASE("the second collection of the mlx5 fixture costs one pread per polled value",
-          "[cached_file_source]") {
+TEST_CASE(
+    "the second collection of the mlx5 fixture reads each polled value once, a counter "
+    "directory in one system call",
+    "[cached_file_source]") {
   CacheTree tree;
   fs::copy(fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts/mlx5/sys", tree.root() / "sys",
            fs::copy_options::recursive | fs::copy_options::copy_symlinks);
@@ -241,6 +315,7 @@ TEST_CASE("the second collection of the mlx5 fixture costs one pread per polled 
   Snapshot first = collect_snapshot(cached_ctx, 1);
   const FileCacheStats after_first = cached->stats();
   const std::uint64_t polled_first = counting.polled;
+  const std::uint64_t directories_first = counting.polled_directories;
   Snapshot second = collect_snapshot(cached_ctx, 2);
   const FileCacheStats after_second = cached->stats();
 
@@ -260,16 +335,66 @@ TEST_CASE("the second collection of the mlx5 fixture costs one pread per polled 
   };
   CHECK(comparable(first) == comparable(reference));
   CHECK(comparable(second) == comparable(reference));
-  // Second pass: nothing opened, one pread per polled value.
+  // Second pass: nothing opened, each polled value read once: the counter directories' files
+  // in one io_uring_enter per directory, the single values (a port's state, rate) by pread.
   const std::uint64_t polled_second = counting.polled - polled_first;
+  const std::uint64_t directories = counting.polled_directories - directories_first;
+  const std::uint64_t preads = after_second.preads - after_first.preads;
+  const std::uint64_t batched = after_second.batched_reads - after_first.batched_reads;
   CHECK(after_second.opens == after_first.opens);
-  CHECK(after_second.preads - after_first.preads == polled_second);
+  CHECK(preads + batched == polled_second);
+  if (!after_second.batch_unavailable.empty()) {
+    WARN("SKIPPED the batch checks: " << after_second.batch_unavailable
+                                      << "; every value was read by pread");
+    CHECK(batched == 0);
+  } else {
+    REQUIRE(directories > 0);
+    CHECK(batched > preads);  // most values are in counter directories
+    // One call per directory (fewer where a directory is empty), not one per value.
+    CHECK(after_second.batches - after_first.batches > 0);
+    CHECK(after_second.batches - after_first.batches <= directories);
+  }
   // Nothing is listed again, not class/infiniband (inotify would tell of a new device), not even
   // what is absent (the fixture's two PCI functions have no
   // msi_irqs/): its absence is kept, watched through its parent.
   CHECK(after_second.listings == after_first.listings);
   CHECK(after_second.static_hits > after_first.static_hits);
   CHECK(polled_second == polled_first);
+}
+
+TEST_CASE("a collection whose counter files are not read in batches says so",
+          "[cached_file_source]") {
+  const std::string sys = std::string(RDMATOP_SOURCE_DIR) + "/tests/fixtures/hosts/mlx5/sys";
+  auto ethtool = make_dump_ethtool_source("/nonexistent");
+  const auto file_reads = [](const Snapshot& s) {
+    std::vector<SourceStatus> found;
+    for (const auto& st : s.sources) {
+      if (st.source == "file-reads") found.push_back(st);
+    }
+    return found;
+  };
+  FileCacheOptions off;
+  off.batch_reads = false;
+  const auto unbatched = make_cached_file_source(sys, off);
+  const Snapshot slow = collect_snapshot(CollectContext{*unbatched, *ethtool, DeviceFilter{}}, 1);
+  const auto said = file_reads(slow);
+  REQUIRE(said.size() == 1);
+  CHECK(said.front().state == SourceState::ok);  // the values are all there, read more slowly
+  CHECK(said.front().message.find("batch_reads off") != std::string::npos);
+
+  const auto batched = make_cached_file_source(sys);
+  const Snapshot fast = collect_snapshot(CollectContext{*batched, *ethtool, DeviceFilter{}}, 1);
+  const std::string reason = batched->stats().batch_unavailable;
+  if (reason.empty()) {
+    CHECK(file_reads(fast).empty());
+  } else {
+    WARN("io_uring is not available here (" << reason << "): the status must say so");
+    REQUIRE(file_reads(fast).size() == 1);
+    CHECK(file_reads(fast).front().message.find(reason) != std::string::npos);
+  }
+  // The plain source has no batches to fall back from.
+  const auto plain = make_directory_file_source(sys);
+  CHECK(file_reads(collect_snapshot(CollectContext{*plain, *ethtool, DeviceFilter{}}, 1)).empty());
 }
 
 TEST_CASE("an absent directory is kept as absent until it is created", "[cached_file_source]") {
