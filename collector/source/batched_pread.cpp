@@ -8,6 +8,10 @@
 
 namespace rdmatop {
 
+namespace {
+constexpr int kMaxIdleRetries = 100;
+}  // namespace
+
 struct BatchedPread::Ring {
   io_uring ring{};
 };
@@ -46,15 +50,19 @@ void BatchedPread::read(std::span<const int> fds, std::size_t slot, char* buffer
       io_uring_sqe_set_data64(sqe, i);
     }
     std::size_t pending = end - begin;
+    int idle_retries = 0;
     while (pending > 0) {
       // Submits what the kernel has not taken yet and waits for the rest: after a signal ended
-      // a wait (EINTR), the same call picks up where it stopped.
+      // a wait (EINTR), the same call picks up where it stopped. EAGAIN and EBUSY (the kernel
+      // short of request memory, completions to reap first) are retried a bounded number of
+      // times, then treated as the ring failing: a tick must not spin.
       ++submissions_;
       const int rc = io_uring_submit_and_wait(&ring, static_cast<unsigned>(pending));
-      if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
+      const bool transient = rc == -EINTR || rc == -EAGAIN || rc == -EBUSY;
+      if (rc < 0 && (!transient || ++idle_retries > kMaxIdleRetries)) {
         // The ring itself failed, not one read: the reads not completed fail with its error,
         // and the ring is given up (a late completion must not land in a later batch).
-        for (std::size_t i = begin; i < end; ++i) results[i] = rc;
+        for (std::size_t i = begin; i < fds.size(); ++i) results[i] = rc;
         unavailable_reason_ = std::string("io_uring_enter: ") + std::strerror(-rc);
         io_uring_queue_exit(&ring);
         ring_.reset();
@@ -69,6 +77,7 @@ void BatchedPread::read(std::span<const int> fds, std::size_t slot, char* buffer
       }
       io_uring_cq_advance(&ring, seen);
       pending -= seen;
+      if (seen > 0) idle_retries = 0;
     }
   }
 }

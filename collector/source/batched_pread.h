@@ -32,7 +32,8 @@ class BatchedPread {
 
   /// Reads up to `slot` bytes at offset 0 of each `fds[i]` into `buffers + i * slot`; sets
   /// `results[i]` to the bytes read or to -errno, as pread(2) would have returned (EINTR is
-  /// retried). Only when available().
+  /// retried). Only when available(). Should the ring itself fail, the reads not done get its
+  /// error and available() turns false, with the reason.
   void read(std::span<const int> fds, std::size_t slot, char* buffers, std::span<long> results);
 
   /// io_uring_enter calls made so far.

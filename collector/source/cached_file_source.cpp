@@ -142,8 +142,13 @@ class CachedDirectorySource final : public CachedFileSource {
     const std::uint64_t submitted = batch->submissions();
     batch->read(batch_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
     stats_.batches += batch->submissions() - submitted;
+    if (!batch->available()) {
+      // The ring failed under this batch: it is given up, and the batch read again by pread.
+      stats_.batch_unavailable = batch->unavailable_reason();
+      for (const std::size_t i : batch_index_) out[i] = read_polled_locked(path_of(i));
+      return;
+    }
     stats_.batched_reads += batch_fds_.size();
-    if (!batch->available()) stats_.batch_unavailable = batch->unavailable_reason();
     for (std::size_t k = 0; k < batch_index_.size(); ++k) {
       const std::size_t i = batch_index_[k];
       const std::string& file = path_of(i);
