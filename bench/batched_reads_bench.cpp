@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -30,6 +31,16 @@ CpuUs process_cpu_us() {
   getrusage(RUSAGE_SELF, &r);  // the whole process: io_uring workers, were there any, count too
   return {static_cast<double>(r.ru_utime.tv_sec) * 1e6 + static_cast<double>(r.ru_utime.tv_usec),
           static_cast<double>(r.ru_stime.tv_sec) * 1e6 + static_cast<double>(r.ru_stime.tv_usec)};
+}
+
+/// This process's threads: io_uring hands a read it cannot do inline to io-wq worker threads
+/// of the process (iou-wrk-PID); the count says whether the batches needed any.
+long thread_count() {
+  long n = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace
@@ -80,9 +91,10 @@ int main(int argc, char** argv) {
   const double each = (p1.user - p0.user) + (p1.system - p0.system);
   const double batched = (b1.user - b0.user) + (b1.system - b0.system);
   std::printf(
-      "one io_uring_enter: user %.2f us, system %.2f us per value (%ld errors, %llu calls)\n",
+      "one io_uring_enter: user %.2f us, system %.2f us per value (%ld errors, %llu calls, "
+      "%ld threads after: 1 means no io-wq workers)\n",
       (b1.user - b0.user) / values, (b1.system - b0.system) / values, errors,
-      static_cast<unsigned long long>(batch.submissions()));
+      static_cast<unsigned long long>(batch.submissions()), thread_count());
   std::printf("CPU per value, batched / pread each: %.2f\n", batched / each);
   for (const int fd : fds) ::close(fd);
   return 0;

@@ -25,13 +25,6 @@ Result<std::uint64_t> read_boot_time(const FileSource& proc) {
   return parse_proc_stat_boot_time(*system_text);
 }
 
-Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
-                                            const OpenFdCounter& count_open_fds) {
-  const auto boot = read_boot_time(proc);
-  if (!boot) return boot.error();
-  return read_process_metrics(proc, *boot, count_open_fds);
-}
-
 Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_t boot_time,
                                             const OpenFdCounter& count_open_fds) {
   const auto stat_text = proc.read("self/stat");

@@ -34,9 +34,6 @@ Result<std::uint64_t> read_boot_time(const FileSource& proc);
 /// process_* series then, never zeros.
 Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_t boot_time,
                                             const OpenFdCounter& count_open_fds = {});
-/// The same, with the boot time read from /proc/stat first.
-Result<ProcessMetrics> read_process_metrics(const FileSource& proc,
-                                            const OpenFdCounter& count_open_fds = {});
 
 /// A ProcessReader over the host's /proc. It reads /proc/stat until it has the boot time and
 /// never again: the boot time is fixed while the host runs, and the file is long on a big host

@@ -22,10 +22,7 @@ std::string finding_place(const Finding& finding, const std::string& priority_wo
 }
 
 bool has_lifetime_evidence(const Labels& labels) {
-  // The label's name as a string once, not built from the literal at every call: the TUI and
-  // the report ask this of every finding at every frame and tick.
-  static const std::string evidence_label = kEvidenceLabel;
-  return label_value(labels, evidence_label) == std::string_view(kLifetimeEvidence);
+  return label_value(labels, kEvidenceLabel) == std::string_view(kLifetimeEvidence);
 }
 
 bool is_lifetime(const Finding& finding) {

@@ -113,21 +113,14 @@ class CachedDirectorySource final : public CachedFileSource {
                         std::vector<Result<std::string>>& out) const override {
     const std::lock_guard lock(mutex_);
     out.assign(names.size(), Result<std::string>(std::string()));
-    std::string path(reldir);
-    if (!path.empty()) path += '/';
-    const std::size_t dir_length = path.size();
-    const auto path_of = [&](std::size_t i) -> const std::string& {
-      path.resize(dir_length);
-      path += names[i];
-      return path;
-    };
+    ChildPaths paths(reldir);
     // The files held open go to the kernel together; the others are opened one by one (the
     // first pass, or after a change).
     batch_index_.clear();
     batch_fds_.clear();
     BatchedPread* batch = batch_reader();
     for (std::size_t i = 0; i < names.size(); ++i) {
-      const std::string& file = path_of(i);
+      const std::string& file = paths.of(names[i]);
       const auto it = held_.find(std::string_view(file));
       if (batch != nullptr && it != held_.end()) {
         batch_index_.push_back(i);
@@ -144,14 +137,13 @@ class CachedDirectorySource final : public CachedFileSource {
     stats_.batches += batch->submissions() - submitted;
     if (!batch->available()) {
       // The ring failed under this batch: it is given up, and the batch read again by pread.
-      stats_.batch_unavailable = batch->unavailable_reason();
-      for (const std::size_t i : batch_index_) out[i] = read_polled_locked(path_of(i));
+      for (const std::size_t i : batch_index_) out[i] = read_polled_locked(paths.of(names[i]));
       return;
     }
     stats_.batched_reads += batch_fds_.size();
     for (std::size_t k = 0; k < batch_index_.size(); ++k) {
       const std::size_t i = batch_index_[k];
-      const std::string& file = path_of(i);
+      const std::string& file = paths.of(names[i]);
       const long n = batch_results_[k];
       if (n < 0) {
         out[i] = errno_error(static_cast<int>(-n), file);
@@ -171,17 +163,17 @@ class CachedDirectorySource final : public CachedFileSource {
   /// a file that fills its slot is read again whole.
   static constexpr std::size_t kBatchSlot = 64;
 
+  /// The ring, made at the first call; nullptr when reads are not batched (batch_fallback).
   BatchedPread* batch_reader() const {
-    if (!options_.batch_reads) {
-      stats_.batch_unavailable = "batch_reads off";
-      return nullptr;
-    }
+    if (!options_.batch_reads) return nullptr;
     if (!batch_) batch_ = std::make_unique<BatchedPread>();
-    if (!batch_->available()) {
-      stats_.batch_unavailable = batch_->unavailable_reason();
-      return nullptr;
-    }
-    return batch_.get();
+    return batch_->available() ? batch_.get() : nullptr;
+  }
+
+  /// Why polled files are not read in batches; "" while they are (or before the first try).
+  std::string batch_fallback() const {
+    if (!options_.batch_reads) return "batch_reads off";
+    return batch_ ? batch_->unavailable_reason() : std::string();
   }
 
   Result<std::string> read_polled_locked(std::string_view relpath) const {
@@ -307,12 +299,14 @@ class CachedDirectorySource final : public CachedFileSource {
 
   std::string read_fallback() const override {
     const std::lock_guard lock(mutex_);
-    return stats_.batch_unavailable;
+    return batch_fallback();
   }
 
   FileCacheStats stats() const override {
     const std::lock_guard lock(mutex_);
-    return stats_;
+    FileCacheStats stats = stats_;
+    stats.batch_unavailable = batch_fallback();
+    return stats;
   }
 
  private:

@@ -116,14 +116,8 @@ void FileSource::read_polled_many(std::string_view reldir, std::span<const std::
                                   std::vector<Result<std::string>>& out) const {
   out.clear();
   out.reserve(names.size());
-  std::string path(reldir);
-  if (!path.empty()) path += '/';
-  const std::size_t dir_length = path.size();
-  for (const std::string& name : names) {
-    path.resize(dir_length);
-    path += name;
-    out.push_back(read_polled(path));
-  }
+  ChildPaths paths(reldir);
+  for (const std::string& name : names) out.push_back(read_polled(paths.of(name)));
 }
 
 Result<std::string> resolve_under_root(const std::string& root, std::string_view relpath) {

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,14 +31,16 @@ testing::FakeFileSource fake_proc() {
 TEST_CASE("process metrics: the open descriptors come from the counter where it answers",
           "[process]") {
   const testing::FakeFileSource proc = fake_proc();
-  const auto counted = read_process_metrics(proc, [] { return std::optional<std::size_t>(1234); });
+  const std::uint64_t boot = read_boot_time(proc).value();
+  const auto counted =
+      read_process_metrics(proc, boot, [] { return std::optional<std::size_t>(1234); });
   REQUIRE(counted);
   CHECK(counted->open_fds == 1234);
   // A counter that cannot answer (an older kernel), or none: the directory is listed.
-  const auto listed = read_process_metrics(proc, [] { return std::optional<std::size_t>(); });
+  const auto listed = read_process_metrics(proc, boot, [] { return std::optional<std::size_t>(); });
   REQUIRE(listed);
   CHECK(listed->open_fds == 3);
-  const auto plain = read_process_metrics(proc);
+  const auto plain = read_process_metrics(proc, boot);
   REQUIRE(plain);
   CHECK(plain->open_fds == 3);
   CHECK(plain->cpu_seconds > 0);
@@ -48,18 +51,17 @@ TEST_CASE("process metrics: a known boot time is not read again", "[process]") {
   const auto boot = read_boot_time(proc);
   REQUIRE(boot);
   CHECK(*boot == 1796410477);
-  const auto read_each_time = read_process_metrics(proc);
-  REQUIRE(read_each_time);
-  // The same metrics from the boot time given, and from a /proc whose stat cannot be read: the
-  // reader did not touch it. Start ticks 2325934 at the kernel's 100 Hz are 23,259.34 s.
+  // The metrics read from a /proc whose stat cannot be read: given the boot time, the reader
+  // does not touch it. Start ticks 2325934 at the kernel's 100 Hz are 23,259.34 s after boot.
   testing::FakeFileSource no_stat;
   no_stat.file("self/stat", *proc.read("self/stat"));
   const auto given = read_process_metrics(no_stat, *boot);
   REQUIRE(given);
-  CHECK(given->start_time_seconds == read_each_time->start_time_seconds);
-  CHECK(given->cpu_seconds == read_each_time->cpu_seconds);
-  // Without the boot time, that /proc is an error naming the file, not a start time of 0.
-  const auto unknown = read_process_metrics(no_stat);
+  CHECK(given->start_time_seconds ==
+        Approx(1796410477.0 + 2325934.0 / static_cast<double>(sysconf(_SC_CLK_TCK))));
+  CHECK(given->cpu_seconds > 0);
+  // Without it, that /proc has no boot time: an error naming the file, not a start time of 0.
+  const auto unknown = read_boot_time(no_stat);
   REQUIRE_FALSE(unknown);
   CHECK(unknown.error().message.find("stat") != std::string::npos);
   // The host's own reader: the boot time it read once stays, so the start time does not move.
