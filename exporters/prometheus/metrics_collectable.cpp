@@ -117,20 +117,29 @@ class FamilySet {
 class TextFamilySet {
  public:
   void add(const std::string& name, const Labels& labels, double value) {
-    std::string& out = family(name).lines;
-    out += name;
-    if (!labels.empty()) {
-      out += '{';
-      bool first = true;
-      for (const auto& [label, label_value_text] : labels) {
-        append_label(out, first, label, label_value_text);
-        first = false;
-      }
-      out += '}';
+    // name{label="value",...} value\n: "{}", the space and the line feed, and per label a
+    // comma, "=" and the quotes.
+    std::size_t bound = name.size() + 4 + LineWriter::kMaxValueText;
+    for (const auto& [label, label_value_text] : labels) {
+      bound += label.size() + 4 + LineWriter::label_value_bound(label_value_text);
     }
-    out += ' ';
-    append_value(out, value);
-    out += '\n';
+    LineWriter line(family(name).lines, bound);
+    line.text(name);
+    if (!labels.empty()) {
+      char separator = '{';
+      for (const auto& [label, label_value_text] : labels) {
+        line.text(separator);
+        line.text(label);
+        line.text("=\"");
+        line.label_value(label_value_text);
+        line.text('"');
+        separator = ',';
+      }
+      line.text('}');
+    }
+    line.text(' ');
+    line.value(value);
+    line.text('\n');
   }
 
   /// As FamilySet::Run: the text up to the key label's value is written once per run, each
@@ -144,12 +153,13 @@ class TextFamilySet {
       // The family is made by its first sample, as FamilySet makes it: a map whose counters
       // are all filtered out adds no empty family.
       if (lines_ == nullptr) lines_ = &set_.family(name_).lines;
-      std::string& out = *lines_;
-      out += prefix_;
-      append_label_value(out, key);
-      out += "\"} ";
-      append_value(out, value);
-      out += '\n';
+      LineWriter line(*lines_, prefix_.size() + LineWriter::label_value_bound(key) + 4 +
+                                   LineWriter::kMaxValueText);
+      line.text(prefix_);
+      line.label_value(key);
+      line.text("\"} ");
+      line.value(value);
+      line.text('\n');
     }
 
    private:

@@ -10,6 +10,7 @@
 
 #include <prometheus/metric_family.h>
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,40 @@ void append_family(std::string& out, const prometheus::MetricFamily& family);
 /// "# HELP name help" (left out when `help` is empty) and "# TYPE name type" lines.
 void append_family_head(std::string& out, std::string_view name, std::string_view help,
                         prometheus::MetricType type);
+/// Writes one line (or a piece of one) through a pointer into space reserved once, then gives
+/// back what it did not use. A sample line built of std::string appends, about 25 for a port
+/// series with five labels, cost more in each append's length check and memcpy call than in
+/// its bytes: that was most of rendering the 16-port page (issue 18, bench/README.md).
+class LineWriter {
+ public:
+  /// Most bytes `value` writes: "%.16g" of a double is at most 24 ("-1.234567890123457e-308").
+  static constexpr std::size_t kMaxValueText = 32;
+  /// Most bytes `label_value` writes for `value`: each byte may become a two-byte escape.
+  static std::size_t label_value_bound(std::string_view value) { return 2 * value.size(); }
+
+  /// Reserves `bound` bytes at the end of `out`, at least what the writes will need.
+  LineWriter(std::string& out, std::size_t bound);
+  /// Cuts `out` back to what was written.
+  ~LineWriter();
+  LineWriter(const LineWriter&) = delete;
+  LineWriter& operator=(const LineWriter&) = delete;
+
+  // Inline: a literal's length is then known where it is copied, and the copy is a store.
+  void text(std::string_view text) {
+    std::memcpy(next_, text.data(), text.size());
+    next_ += text.size();
+  }
+  void text(char c) { *next_++ = c; }
+  /// A label's value, escaped (backslash, double quote, line feed), without the quotes.
+  void label_value(std::string_view value);
+  /// A sample value, as "%.16g" (or Nan, +Inf, -Inf).
+  void value(double value);
+
+ private:
+  std::string& out_;
+  char* next_;
+};
+
 /// `name="value"`, escaped, with a comma before it unless it is the `first` label.
 void append_label(std::string& out, bool first, std::string_view name, std::string_view value);
 /// A label's value alone, escaped (backslash, double quote, line feed), without the quotes.

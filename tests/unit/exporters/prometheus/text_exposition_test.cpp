@@ -142,3 +142,46 @@ TEST_CASE("the text exposition formats the edges of %.16g as printf does", "[exp
   append_text_exposition(out, {family});
   CHECK(out == "# TYPE x gauge\nx 1000000000000000\nx 1e+16\nx 9007199254740992\nx -0\nx 1e-05\n");
 }
+
+TEST_CASE("a label value is escaped wherever its escaped byte sits", "[exposition]") {
+  // append_label_value tests eight bytes at a time: put each escaped byte at every position of
+  // values that span one, two and three words and a tail, among bytes next to it in value
+  // ('!' is '"' - 1, '[' and ']' surround '\\', tab and VT surround '\n'), and compare with an
+  // escape written byte by byte.
+  const auto reference = [](std::string_view value) {
+    std::string out;
+    for (const char c : value) {
+      if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '"') {
+        out += "\\\"";
+      } else if (c == '\n') {
+        out += "\\n";
+      } else {
+        out += c;
+      }
+    }
+    return out;
+  };
+  const std::string filler = "![]\t\v#a\xc3\xa9";
+  std::size_t escaped = 0;
+  for (std::size_t length = 0; length <= 25; ++length) {
+    std::string plain;
+    for (std::size_t i = 0; i < length; ++i) plain += filler[i % filler.size()];
+    std::string out = "kept";
+    append_label_value(out, plain);
+    CHECK(out == "kept" + plain);
+    for (const char special : {'\\', '"', '\n'}) {
+      for (std::size_t at = 0; at < length; ++at) {
+        std::string value = plain;
+        value[at] = special;
+        std::string written = "kept";
+        append_label_value(written, value);
+        INFO("length " << length << ", byte " << int(special) << " at " << at);
+        CHECK(written == "kept" + reference(value));
+        ++escaped;
+      }
+    }
+  }
+  CHECK(escaped == 3 * (25 * 26 / 2));
+}
