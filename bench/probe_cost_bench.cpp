@@ -6,6 +6,10 @@
 // overhead with a TCP transport, not an RC measurement. The responder runs in this process on
 // its own thread; only the prober's threads are counted (ProberCost.cpu_seconds, from
 // CLOCK_THREAD_CPUTIME_ID), and the responder's CPU is printed next to it.
+//
+// `--transport null` replaces TCP by a transport that answers every ping at once without a
+// system call: what is left is the runner's own cost per probe (scheduling, the hand-off to a
+// worker, counting, histograms), the part an RC transport adds its user-space post and poll to.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -24,6 +28,26 @@ namespace {
 using namespace rdmatop;
 using namespace std::chrono_literals;
 
+/// Answers every ping at once: no socket, no queue pair, no system call.
+class NullTransport final : public probes::Transport {
+ public:
+  std::optional<Error> connect(const probes::Endpoint&, std::chrono::milliseconds) override {
+    connected_ = true;
+    return std::nullopt;
+  }
+  probes::PingResult ping(std::size_t, std::chrono::milliseconds) override {
+    probes::PingResult r;
+    r.outcome = probes::PingResult::Outcome::answered;
+    r.rtt = 10us;
+    return r;
+  }
+  void disconnect() override { connected_ = false; }
+  bool connected() const override { return connected_; }
+
+ private:
+  bool connected_ = false;
+};
+
 double process_cpu_seconds() {
   timespec ts{};
   ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -37,13 +61,20 @@ int main(int argc, char** argv) {
   double rate = 1;
   int warmup_s = 5;
   int measure_s = 20;
+  std::string transport = "tcp";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     if (flag == "--targets") targets = static_cast<std::uint32_t>(std::atoi(argv[i + 1]));
     if (flag == "--rate") rate = std::atof(argv[i + 1]);
     if (flag == "--warmup") warmup_s = std::atoi(argv[i + 1]);
     if (flag == "--measure") measure_s = std::atoi(argv[i + 1]);
+    if (flag == "--transport") transport = argv[i + 1];
   }
+  if (transport != "tcp" && transport != "null") {
+    std::fprintf(stderr, "--transport: tcp or null, not %s\n", transport.c_str());
+    return 2;
+  }
+  const bool null_transport = transport == "null";
   // Each stream holds two descriptors here (both ends of its loopback connection).
   rlimit nofile{};
   ::getrlimit(RLIMIT_NOFILE, &nofile);
@@ -76,7 +107,11 @@ int main(int argc, char** argv) {
   });
 
   probes::RunnerOptions o;
-  o.factory = [](const probes::ProbeOptions& p) { return probes::make_tcp_transport(p); };
+  o.factory =
+      [null_transport](const probes::ProbeOptions& p) -> std::unique_ptr<probes::Transport> {
+    if (null_transport) return std::make_unique<NullTransport>();
+    return probes::make_tcp_transport(p);
+  };
   o.schedule.rate_per_stream = rate;
   o.schedule.sizes = {64, 1024, 16384};
   probes::Runner runner(o);
@@ -112,8 +147,8 @@ int main(int argc, char** argv) {
   for (const auto& t : before.targets) sent0 += t.sent;
   const double prober_cpu = after.cost.cpu_seconds - before.cost.cpu_seconds;
   const double per_probe_us = prober_cpu / static_cast<double>(sent - sent0) * 1e6;
-  std::printf("targets %u, %.1f probe/s each, tcp on loopback, sizes 64/1024/16384 B\n", targets,
-              rate);
+  std::printf("targets %u, %.1f probe/s each, %s, sizes 64/1024/16384 B\n", targets, rate,
+              null_transport ? "null transport (the runner alone)" : "tcp on loopback");
   std::printf(
       "measured %.1f s after %d s warm-up: %llu probes (%.0f/s), %llu answered total, "
       "%llu failures total\n",

@@ -25,6 +25,25 @@ bool same_stream(const StreamSpec& a, const StreamSpec& b) {
 
 }  // namespace
 
+// A tenth of the shortest gap between two probes of a stream, so one dispatch never holds two
+// probes of one stream, and a probe leaves at most that much after its jittered time (with the
+// default 20% jitter, less than half the jitter itself). No RTT sees the delay: a ping times
+// itself.
+std::chrono::nanoseconds dispatch_period(const ScheduleOptions& schedule,
+                                         const std::vector<StreamSpec>& streams) {
+  double fastest = 0;
+  for (const StreamSpec& s : streams) {
+    fastest = std::max(fastest, s.rate.value_or(schedule.rate_per_stream));
+  }
+  const std::chrono::nanoseconds most = std::chrono::milliseconds(100);
+  if (fastest <= 0) return most;
+  // Consecutive probes of a stream are (1 - jitter) intervals apart at the least (scheduler.h).
+  const double shortest_gap_seconds = (1 - schedule.jitter) / fastest;
+  const auto tenth = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double>(0.1 * shortest_gap_seconds));
+  return std::clamp<std::chrono::nanoseconds>(tenth, std::chrono::microseconds(200), most);
+}
+
 struct Runner::Stream {
   std::uint64_t id = 0;
   StreamSpec spec;
@@ -125,6 +144,7 @@ void Runner::set_streams(const std::vector<StreamSpec>& streams) {
     by_id_.erase(it->second->id);
     it = streams_.erase(it);
   }
+  dispatch_period_ = dispatch_period(options_.schedule, streams);
   sched_cv_.notify_all();
 }
 
@@ -281,18 +301,20 @@ void Runner::stop() {
 void Runner::scheduler_loop() {
   std::unique_lock lock(mutex_);
   while (!stopping_) {
-    for (auto& job : collect_due()) {
-      queue_.push_back(std::move(job));
-      work_cv_.notify_one();  // one worker per job, not a herd
-    }
+    for (auto& job : collect_due()) queue_.push_back(std::move(job));
+    // One wake-up per dispatch, not one per job: the woken worker runs jobs until the queue is
+    // empty, so a dispatch of quick pings costs one thread wake-up (a wake-up per probe was
+    // most of the runner's CPU, bench/README.md). Jobs still queued at the next dispatch mean
+    // the awake workers are held up by a target that does not answer: that dispatch wakes one
+    // more.
+    if (!queue_.empty()) work_cv_.notify_one();
     thread_cpu_ns_[0] = thread_cpu_ns();
     // Wake for the next due probe, and at least every 100 ms so a new stream set is seen; but
-    // not more often than every 200 us: at very high rates every stream is busy with its
-    // previous probe anyway, and spinning here would steal the CPU the pings need.
+    // not sooner than one dispatch period, so the probes due within it go out together.
     const auto now = std::chrono::steady_clock::now();
     auto wake = now + std::chrono::milliseconds(100);
     if (const auto next = scheduler_.next_due()) wake = std::min(wake, *next);
-    wake = std::max(wake, now + std::chrono::microseconds(200));
+    wake = std::max(wake, now + dispatch_period_);
     sched_cv_.wait_until(lock, wake);
   }
 }
@@ -301,14 +323,17 @@ void Runner::worker_loop(std::size_t index) {
   std::unique_lock lock(mutex_);
   while (true) {
     work_cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+    while (!stopping_ && !queue_.empty()) {
+      const Job job = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      execute(job);
+      lock.lock();
+      job.stream->busy = false;
+    }
     if (stopping_) return;
-    const Job job = std::move(queue_.front());
-    queue_.pop_front();
-    lock.unlock();
-    execute(job);
+    // Once per wake-up, not per job: the thread's CPU clock is a system call (no vDSO).
     thread_cpu_ns_[index] = thread_cpu_ns();
-    lock.lock();
-    job.stream->busy = false;
   }
 }
 

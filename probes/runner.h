@@ -95,6 +95,14 @@ struct ProbeResults {
   ProberCost cost;
 };
 
+/// How long the scheduler gathers due probes before handing them to the workers together (one
+/// thread wake-up per dispatch, not per probe): a tenth of the shortest gap between two probes
+/// of a stream (the fastest stream's interval less the jitter), between 200 us (at very high
+/// rates every stream is busy with its previous probe anyway) and 100 ms (the scheduler's
+/// longest sleep).
+std::chrono::nanoseconds dispatch_period(const ScheduleOptions& schedule,
+                                         const std::vector<StreamSpec>& streams);
+
 class Runner {
  public:
   /// Throws std::invalid_argument without a factory, with a zero burst or with bad schedule
@@ -157,6 +165,9 @@ class Runner {
   std::map<std::uint64_t, std::shared_ptr<Stream>> by_id_;
   std::uint64_t next_id_ = 1;
   std::deque<Job> queue_;
+  /// The scheduler hands due probes to the workers at most once per this period (runner.cpp
+  /// dispatch_period: from the streams' rates).
+  std::chrono::nanoseconds dispatch_period_ = std::chrono::milliseconds(100);
   std::condition_variable work_cv_;   ///< workers wait for jobs
   std::condition_variable sched_cv_;  ///< the scheduler waits for the next due time
   bool stopping_ = false;

@@ -635,3 +635,31 @@ TEST_CASE("qp retransmit evidence comes from the tick's bound counters",
 
 }  // namespace
 }  // namespace rdmatop::probes
+
+namespace rdmatop::probes {
+namespace {
+
+TEST_CASE("the scheduler gathers due probes for a tenth of the shortest gap", "[probes][runner]") {
+  using std::chrono::microseconds;
+  using std::chrono::milliseconds;
+  ScheduleOptions schedule;  // 1 probe/s per stream, 20% jitter
+  const auto at = [](std::optional<double> rate) {
+    StreamSpec s;
+    s.target = "t";
+    s.rate = rate;
+    return s;
+  };
+  // The default rate: gaps of 0.8 s at the least, so 80 ms.
+  CHECK(dispatch_period(schedule, {at(std::nullopt)}) == milliseconds(80));
+  // The fastest stream decides; a slower one does not.
+  CHECK(dispatch_period(schedule, {at(0.1), at(40.0), at(std::nullopt)}) == milliseconds(2));
+  schedule.jitter = 0.5;
+  CHECK(dispatch_period(schedule, {at(40.0)}) == microseconds(1250));
+  // Clamped: no sooner than every 200 us, no later than the scheduler's 100 ms sleep.
+  CHECK(dispatch_period(schedule, {at(10000.0)}) == microseconds(200));
+  CHECK(dispatch_period(schedule, {at(0.01)}) == milliseconds(100));
+  CHECK(dispatch_period(schedule, {}) == milliseconds(100));
+}
+
+}  // namespace
+}  // namespace rdmatop::probes
