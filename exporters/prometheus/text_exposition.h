@@ -35,7 +35,8 @@ void append_family_head(std::string& out, std::string_view name, std::string_vie
 /// its bytes: that was most of rendering the 16-port page (issue 18, bench/README.md).
 class LineWriter {
  public:
-  /// Most bytes `value` writes: "%.16g" of a double is at most 24 ("-1.234567890123457e-308").
+  /// Room for what `value` writes: "%.16g" of a double is at most 23 bytes
+  /// ("-1.234567890123457e-308").
   static constexpr std::size_t kMaxValueText = 32;
   /// Most bytes `label_value` writes for `value`: each byte may become a two-byte escape.
   static std::size_t label_value_bound(std::string_view value) { return 2 * value.size(); }
