@@ -117,23 +117,19 @@ class FamilySet {
 class TextFamilySet {
  public:
   void add(const std::string& name, const Labels& labels, double value) {
-    // name{label="value",...} value\n: "{}", the space and the line feed, and per label a
-    // comma, "=" and the quotes.
+    // name{label="value",...} value\n: the labels, "{}", the space and the line feed.
     std::size_t bound = name.size() + 4 + LineWriter::kMaxValueText;
     for (const auto& [label, label_value_text] : labels) {
-      bound += label.size() + 4 + LineWriter::label_value_bound(label_value_text);
+      bound += LineWriter::label_bound(label, label_value_text);
     }
     LineWriter line(family(name).lines, bound);
     line.text(name);
     if (!labels.empty()) {
-      char separator = '{';
+      line.text('{');
+      bool first = true;
       for (const auto& [label, label_value_text] : labels) {
-        line.text(separator);
-        line.text(label);
-        line.text("=\"");
-        line.label_value(label_value_text);
-        line.text('"');
-        separator = ',';
+        line.label(first, label, label_value_text);
+        first = false;
       }
       line.text('}');
     }

@@ -216,11 +216,7 @@ void append_label_value(std::string& out, std::string_view value) {
 }
 
 void append_label(std::string& out, bool first, std::string_view name, std::string_view value) {
-  if (!first) out += ',';
-  out += name;
-  out += "=\"";
-  append_label_value(out, value);
-  out += '"';
+  LineWriter(out, LineWriter::label_bound(name, value)).label(first, name, value);
 }
 
 void append_family_head(std::string& out, std::string_view name, std::string_view help,

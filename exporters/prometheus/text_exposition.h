@@ -40,6 +40,10 @@ class LineWriter {
   static constexpr std::size_t kMaxValueText = 32;
   /// Most bytes `label_value` writes for `value`: each byte may become a two-byte escape.
   static std::size_t label_value_bound(std::string_view value) { return 2 * value.size(); }
+  /// Most bytes `label` writes: the name, the value escaped, a comma, "=" and the quotes.
+  static std::size_t label_bound(std::string_view name, std::string_view value) {
+    return name.size() + label_value_bound(value) + 4;
+  }
 
   /// Reserves `bound` bytes at the end of `out`, at least what the writes will need.
   LineWriter(std::string& out, std::size_t bound);
@@ -56,6 +60,14 @@ class LineWriter {
   void text(char c) { *next_++ = c; }
   /// A label's value, escaped (backslash, double quote, line feed), without the quotes.
   void label_value(std::string_view value);
+  /// `name="value"`, escaped, with a comma before it unless it is the `first` label.
+  void label(bool first, std::string_view name, std::string_view value) {
+    if (!first) text(',');
+    text(name);
+    text("=\"");
+    label_value(value);
+    text('"');
+  }
   /// A sample value, as "%.16g" (or Nan, +Inf, -Inf).
   void value(double value);
 

@@ -30,7 +30,7 @@ TEST_CASE("parse_counter_value accepts what sysfs prints and rejects the rest", 
       {"42", 42, ""},                              // no newline (fixture written by hand)
       {"42 \n\t", 42, ""},                         // trailing whitespace only
       {"007\n", 7, ""},
-      // Either side of the one-pass decoding's 19 digits (more take the checked path).
+      // Either side of 19 digits: summed directly up to it, through from_chars above it.
       {"9999999999999999999\n", 9999999999999999999ULL, ""},
       {"10000000000000000000\n", 10000000000000000000ULL, ""},
       {"0000000000000000000042\n", 42, ""},
