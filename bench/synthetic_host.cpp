@@ -31,7 +31,7 @@ bool is_traffic(const std::string& name) {
 }
 
 void grow(CounterMap& counters, std::uint64_t seconds, Growth mode) {
-  for (auto& [name, value] : counters) {
+  for (auto&& [name, value] : counters) {
     if (mode == Growth::every_counter || is_traffic(name)) value += growth(name) * seconds;
   }
 }

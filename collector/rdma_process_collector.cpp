@@ -86,7 +86,7 @@ std::map<std::uint32_t, std::int32_t> cpu_nodes(const FileSource& sysfs) {
   std::map<std::uint32_t, std::int32_t> out;
   auto names = sysfs.list_static("devices/system/node");
   if (!names) return out;
-  for (const std::string& name : *names) {
+  for (const std::string& name : **names) {
     if (!name.starts_with("node")) continue;
     auto node = parse_index_name(std::string_view(name).substr(4));
     if (!node) continue;

@@ -99,14 +99,8 @@ std::optional<std::uint32_t> to_u32(std::uint64_t value) {
 }
 
 // `lifespan` sits among the hw_counters but is the cache lifetime in ms, not a counter
-// (drivers/infiniband/core/sysfs.c show_stats_lifespan).
-std::optional<std::uint32_t> take_lifespan(CounterMap& counters) {
-  const auto it = counters.find("lifespan");
-  if (it == counters.end()) return std::nullopt;
-  const auto value = to_u32(it->second);
-  counters.erase(it);
-  return value;
-}
+// (drivers/infiniband/core/sysfs.c show_stats_lifespan): read_counters sets it aside.
+constexpr std::string_view kLifespan = "lifespan";
 
 void read_state_files(SysfsObjectReader& port, PortSample& out) {
   using Parser = Result<IdName> (*)(std::string_view);
@@ -239,10 +233,12 @@ void read_port_counters(SysfsObjectReader& port, ProblemLog& log, const NetlinkP
   // says why) rather than silently mixing sources.
   if (mode == CounterSource::netlink) return;
   out.counter_source = "sysfs";
-  if (port.read_counters("hw_counters", out.hw_counters) == DirOutcome::absent) {
+  std::optional<std::uint64_t> lifespan;
+  if (port.read_counters("hw_counters", out.hw_counters, kLifespan, &lifespan) ==
+      DirOutcome::absent) {
     log.note("no hw_counters/ directory");
   }
-  out.hw_counters_lifespan_ms = take_lifespan(out.hw_counters);
+  out.hw_counters_lifespan_ms = lifespan ? to_u32(*lifespan) : std::nullopt;
 }
 
 /// Reads one device; the collected ports' statuses go to `port_statuses`.
@@ -264,9 +260,8 @@ class DeviceCollector {
     if (const auto it = netlink_.resources.find(name_); it != netlink_.resources.end()) {
       out.resources = it->second;
     }
-    if (device_.read_counters("hw_counters", out.hw_counters) != DirOutcome::failed) {
-      take_lifespan(out.hw_counters);  // device scope has no lifespan field; not a counter
-    }
+    // The device scope keeps no lifespan (it is not a counter either).
+    device_.read_counters("hw_counters", out.hw_counters, kLifespan);
     if (device_.vanished()) return false;
     return read_ports(out, port_statuses);
   }

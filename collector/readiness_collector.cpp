@@ -46,7 +46,7 @@ void collect_readiness(const CollectContext& ctx, Snapshot& out) {
       if (!*interrupts) {
         append_note(note, "interrupts: " + (*interrupts).error().message);
       } else {
-        for (const std::string& name : *irqs) {
+        for (const std::string& name : **irqs) {
           std::uint32_t irq = 0;
           const auto [end, ec] = std::from_chars(name.data(), name.data() + name.size(), irq);
           if (ec != std::errc() || end != name.data() + name.size()) continue;

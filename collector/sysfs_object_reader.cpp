@@ -144,13 +144,12 @@ std::optional<std::uint64_t> SysfsObjectReader::counter_value(const Result<std::
   return *value;
 }
 
-std::optional<std::vector<std::string>> SysfsObjectReader::list(std::string_view rel,
-                                                                Presence presence) {
-  if (vanished_) return std::nullopt;
+Listing SysfsObjectReader::list(std::string_view rel, Presence presence) {
+  if (vanished_) return nullptr;
   auto names = fs_.list_static(path(rel));
   if (!names) {
     record(rel, names.error(), presence);
-    return std::nullopt;
+    return nullptr;
   }
   return std::move(names).value();
 }
@@ -165,32 +164,85 @@ std::optional<std::string> SysfsObjectReader::read_link(std::string_view rel) {
   return std::move(target).value();
 }
 
-SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(std::string_view dir,
-                                                               CounterMap& out) {
+namespace {
+
+/// `names` without `name` (the same listing when it has none). Derived once per listing and
+/// kept while that listing lives: a caching source hands out the same listing every pass, so
+/// a pass that sets a file aside (hw_counters/lifespan) copies no name either. Per thread, so
+/// without a lock; bounded by the listings alive.
+Listing listing_without(const Listing& names, std::string_view name) {
+  const auto at = std::lower_bound(names->begin(), names->end(), name, std::less<>{});
+  if (at == names->end() || *at != name) return names;
+  struct Derived {
+    const void* key;
+    std::weak_ptr<const std::vector<std::string>> from;
+    std::string name;
+    Listing without;
+  };
+  thread_local std::vector<Derived> derived;
+  for (const Derived& d : derived) {
+    if (d.key == names.get() && !d.from.expired() && d.name == name) return d.without;
+  }
+  std::erase_if(derived, [](const Derived& d) { return d.from.expired(); });
+  auto without = std::make_shared<std::vector<std::string>>(names->begin(), at);
+  without->insert(without->end(), at + 1, names->end());
+  derived.push_back({names.get(), names, std::string(name), without});
+  return without;
+}
+
+}  // namespace
+
+SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(
+    std::string_view dir, CounterMap& out, std::string_view aside,
+    std::optional<std::uint64_t>* aside_value) {
   if (vanished_) return DirOutcome::failed;
-  auto names = fs_.list_static(path(dir));
-  if (!names) {
-    record(dir, names.error(), Presence::optional);
-    const bool absent = !vanished_ && names.error().code == ENOENT;
+  out.clear();
+  auto listed = fs_.list_static(path(dir));
+  if (!listed) {
+    record(dir, listed.error(), Presence::optional);
+    const bool absent = !vanished_ && listed.error().code == ENOENT;
     return absent ? DirOutcome::absent : DirOutcome::failed;
   }
-  if (names->size() > kMaxCounterFiles) {
-    log_.error(std::string(dir) + "/: " + std::to_string(names->size()) + " files, more than the " +
+  Listing files = std::move(listed).value();
+  if (files->size() > kMaxCounterFiles) {
+    log_.error(std::string(dir) + "/: " + std::to_string(files->size()) + " files, more than the " +
                std::to_string(kMaxCounterFiles) + " a driver has; read the first " +
                std::to_string(kMaxCounterFiles) + " only");
-    names.value().resize(kMaxCounterFiles);
+    files = std::make_shared<const std::vector<std::string>>(
+        files->begin(), files->begin() + static_cast<std::ptrdiff_t>(kMaxCounterFiles));
   }
+  // The counters' names: the files but the one set aside.
+  Listing names = aside.empty() ? files : listing_without(files, aside);
   // The whole directory in one call: a caching source reads the files it holds open with one
   // system call (FileSource::read_polled_many); `rel` is built only for a problem.
   std::vector<Result<std::string>> contents;
-  fs_.read_polled_many(path(dir), *names, contents);
-  for (std::size_t i = 0; i < names->size(); ++i) {
-    const std::string& name = (*names)[i];
+  fs_.read_polled_many(path(dir), *files, contents);
+  std::vector<std::uint64_t> values;
+  values.reserve(names->size());
+  std::vector<bool> read(files->size(), false);
+  for (std::size_t i = 0; i < files->size(); ++i) {
+    const std::string& name = (*files)[i];
     // Listed a moment ago, so a missing file is unexpected: required.
     const auto value = counter_value(contents[i], dir, name, Presence::required);
-    if (value) out.emplace_hint(out.end(), name, *value);  // the listing is sorted, as the map is
     if (vanished_) return DirOutcome::failed;
+    if (!aside.empty() && name == aside) {
+      if (aside_value != nullptr) *aside_value = value;
+      continue;
+    }
+    if (!value) continue;
+    values.push_back(*value);
+    read[i] = true;
   }
+  if (values.size() == names->size()) {
+    out = CounterMap(std::move(names), std::move(values));  // the listing is sorted and unique
+    return DirOutcome::read;
+  }
+  // Some files were left out: a map of its own names for this pass.
+  CounterMapBuilder partial;
+  for (std::size_t i = 0, next = 0; i < files->size(); ++i) {
+    if (read[i]) partial.add((*files)[i], values[next++]);
+  }
+  out = std::move(partial).finish();
   return DirOutcome::read;
 }
 

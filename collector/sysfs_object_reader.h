@@ -81,15 +81,19 @@ class SysfsObjectReader {
   std::optional<std::uint64_t> read_u64(std::string_view rel, Presence presence,
                                         Refresh refresh = Refresh::every_pass);
   /// Directory names, sorted (FileSource::list_static: the names of an object's directory
-  /// change only when it is re-created).
-  std::optional<std::vector<std::string>> list(std::string_view rel, Presence presence);
+  /// change only when it is re-created); nullptr when they could not be listed.
+  Listing list(std::string_view rel, Presence presence);
   /// A link target (read_link_static); a missing link is silently absent (virtual devices have
   /// no `device`).
   std::optional<std::string> read_link(std::string_view rel);
-  /// Every file of `dir` as a raw counter into `out` (names kept verbatim: irdma's contain
-  /// spaces), each value read every pass, the listing on change. An unreadable or unparsable
-  /// file is left out of `out` and recorded.
-  DirOutcome read_counters(std::string_view dir, CounterMap& out);
+  /// Every file of `dir` as a raw counter, in place of what `out` held (names kept verbatim:
+  /// irdma's contain spaces), each value read every pass, the listing on change. An unreadable
+  /// or unparsable file is left out of `out` and recorded. When every file is read, `out` keeps
+  /// the listing itself as its names: a pass allocates the values only.
+  /// `aside`: a file of the directory that is not a counter (hw_counters/lifespan); left out of
+  /// `out`, its value goes to `aside_value` when given.
+  DirOutcome read_counters(std::string_view dir, CounterMap& out, std::string_view aside = {},
+                           std::optional<std::uint64_t>* aside_value = nullptr);
 
   /// The oldest on_change value read so far came from the file this long ago (zero: every
   /// one was read in this pass). Stale is not current: the collectors store it next to the

@@ -255,11 +255,11 @@ class Object {
     if (added_later && !value_.contains(key)) return {};
     const json& map = at(key);
     if (!map.is_object()) fail(path, "expected an object of counters");
-    CounterMap out;
+    CounterMapBuilder out;
     for (const auto& [name, value] : map.items()) {
-      out.emplace(name, decode<std::uint64_t>(value, path + "." + name));
+      out.add(name, decode<std::uint64_t>(value, path + "." + name));
     }
-    return out;
+    return std::move(out).finish();
   }
   std::string added_string(const char* key) const {
     return value_.contains(key) ? get<std::string>(key) : std::string();

@@ -93,7 +93,7 @@ void parse_ethtool_stats(const Section& s, Facts& facts, LineLog& log) {
   std::optional<CounterMap>& into =
       netdev.empty() ? facts.unnamed_ethtool : facts.netdevs[netdev].ethtool;
   if (!into) into.emplace();
-  for (auto& [name, value] : stats) into->insert_or_assign(name, value);
+  for (const auto& [name, value] : stats) into->insert_or_assign(name, value);
 }
 
 }  // namespace

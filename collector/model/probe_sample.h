@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "collector/model/counter_map.h"
+
 namespace rdmatop {
 
 /// RTT quantiles over one sampling window, in seconds.
@@ -38,7 +40,7 @@ struct ProbeTargetSample {
   std::uint64_t qp_errors = 0;         ///< QP moved to the error state (then reconnected)
   /// Work-completion errors by status name as ibv_wc_status_str() prints it
   /// ("transport retry counter exceeded", ...); absent statuses never happened.
-  std::map<std::string, std::uint64_t, std::less<>> wc_errors;
+  CounterMap wc_errors;
   std::string last_error;  ///< most recent failure with its cause; empty when none yet
 
   /// Cumulative RTT histogram: `bucket_upper_seconds[i]` is the upper bound (le) of bucket i,

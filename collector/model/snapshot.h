@@ -15,13 +15,11 @@
 #include <string>
 #include <vector>
 
+#include "collector/model/counter_map.h"
 #include "collector/model/host_config.h"
 #include "collector/model/probe_sample.h"
 
 namespace rdmatop {
-
-/// Raw counters of one source, by their source-native name. Absent means "not provided".
-using CounterMap = std::map<std::string, std::uint64_t, std::less<>>;
 
 enum class SourceState : std::uint8_t {
   ok,       ///< read completely

@@ -170,10 +170,9 @@ std::optional<std::string> bool_problem(std::string_view text, std::optional<boo
 
 }  // namespace
 
-Result<CounterMap> parse_ethtool_stats_text(std::string_view text) {
+Result<CounterMap> parse_ethtool_stats_text(std::string_view text, CounterLayout* layout) {
   if (is_blank(text)) return whole_error(kStatsWhat, "empty input");
-  CounterMap counters;
-  std::size_t counter_lines = 0;
+  CounterMapBuilder counters(layout);
   std::optional<Line> pending_blank;  // a blank line is fine only if nothing follows it
   LineReader reader(text);
   while (const auto line = reader.next()) {
@@ -192,13 +191,12 @@ Result<CounterMap> parse_ethtool_stats_text(std::string_view text) {
     // Some drivers repeat a string (e.g. per-queue names after a channel change between the
     // GSTRINGS and GSTATS calls). Keep the first value: it pairs with the first string, and one
     // odd name must not discard the whole dump.
-    counters.try_emplace(std::string(counter.name), counter.value);
-    ++counter_lines;
+    counters.add(counter.name, counter.value);
   }
-  if (counter_lines == 0) {
+  if (counters.added() == 0) {
     return whole_error(kStatsWhat, "no counter lines after the header (truncated capture?)");
   }
-  return counters;
+  return std::move(counters).finish();
 }
 
 Result<DriverInfo> parse_ethtool_driver_info_text(std::string_view text) {

@@ -12,7 +12,9 @@ namespace rdmatop {
 /// `ethtool -S IF`: an optional "NIC statistics:" header, then "     name: value" lines.
 /// Names are opaque (may contain spaces, dots, brackets); the value is the text after the LAST
 /// ": " on the line. Errors (with the 1-based line number) on a truncated or malformed dump.
-Result<CounterMap> parse_ethtool_stats_text(std::string_view text);
+/// `layout`: the interface's names from its last dump (CounterLayout), so a dump listing the
+/// same names builds its map without allocating a name; updated by a dump that parses.
+Result<CounterMap> parse_ethtool_stats_text(std::string_view text, CounterLayout* layout = nullptr);
 
 /// `ethtool -i IF`: "driver: ...", "version: ...", "firmware-version: ...", "bus-info: ...".
 Result<DriverInfo> parse_ethtool_driver_info_text(std::string_view text);

@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstdio>
 #include <functional>
+#include <set>
+#include <string>
 
 #include "collector/parse/netlink_parse.h"
 
@@ -167,20 +169,29 @@ Result<bool> for_each_hwcounter(const AttrTable& msg,
 
 /// The STAT_HWCOUNTERS nest of `msg` (a message or a bound-counter entry) by counter name.
 Result<CounterMap> hwcounter_values(const AttrTable& msg) {
-  CounterMap counters;
+  CounterMapBuilder counters;
   auto entries = for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
     // Both are required, as in iproute2 res_get_hwcounters.
     const nlattr* name = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME];
     const nlattr* value = e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_VALUE];
     if (name == nullptr) return missing("STAT_HWCOUNTER_ENTRY_NAME");
     if (value == nullptr) return missing("STAT_HWCOUNTER_ENTRY_VALUE");
-    if (!counters.emplace(mnl_attr_get_str(name), mnl_attr_get_u64(value)).second) {
-      return Error{EPROTO, std::string("duplicate hw counter ") + mnl_attr_get_str(name)};
-    }
+    counters.add(mnl_attr_get_str(name), mnl_attr_get_u64(value));
     return std::nullopt;
   });
   if (!entries) return entries.error();
-  return counters;
+  const std::size_t added = counters.added();
+  CounterMap map = std::move(counters).finish();
+  if (map.size() == added) return map;
+  // A name came twice (the builder kept one): walked again to name it, on this error path only.
+  std::set<std::string, std::less<>> seen;
+  std::string repeated;
+  (void)for_each_hwcounter(msg, [&](const AttrTable& e) -> std::optional<Error> {
+    const char* name = mnl_attr_get_str(e.tb[RDMA_NLDEV_ATTR_STAT_HWCOUNTER_ENTRY_NAME]);
+    if (repeated.empty() && !seen.emplace(name).second) repeated = name;
+    return std::nullopt;
+  });
+  return Error{EPROTO, "duplicate hw counter " + repeated};
 }
 
 /// One STAT_COUNTER_ENTRY (nldev.c fill_res_counter_entry).

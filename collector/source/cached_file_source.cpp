@@ -220,7 +220,7 @@ class CachedDirectorySource final : public CachedFileSource {
     return content;
   }
 
-  Result<std::vector<std::string>> list_static(std::string_view reldir) const override {
+  Result<Listing> list_static(std::string_view reldir) const override {
     const std::lock_guard lock(mutex_);
     const auto now = options_.clock();
     const std::string key(reldir);
@@ -230,7 +230,11 @@ class CachedDirectorySource final : public CachedFileSource {
     }
     const bool cacheable = watch(reldir);  // entries come and go in the directory itself
     ++stats_.listings;
-    auto names = inner_->list(reldir);
+    auto listed = inner_->list(reldir);
+    Result<Listing> names =
+        listed ? Result<Listing>(
+                     std::make_shared<const std::vector<std::string>>(std::move(listed).value()))
+               : Result<Listing>(listed.error());
     // A directory that is not there (msi_irqs/ of a function without MSI, a driver without
     // hw_counters/) is kept as absent when inotify watches its parent: its creation is an event
     // there (take_event forgets the child); before, it was opened every pass. Not on sysfs,
@@ -239,7 +243,7 @@ class CachedDirectorySource final : public CachedFileSource {
     const bool absent_kept =
         !names.ok() && names.error().code == ENOENT && notifies(dir_of(reldir));
     if ((cacheable && names.ok()) || absent_kept) {
-      listings_.insert_or_assign(key, Timed<Result<std::vector<std::string>>>{names, now});
+      listings_.insert_or_assign(key, Timed<Result<Listing>>{names, now});
     }
     return names;
   }
@@ -252,7 +256,9 @@ class CachedDirectorySource final : public CachedFileSource {
         return inner_->list(reldir);
       }
     }
-    return list_static(reldir);
+    auto names = list_static(reldir);
+    if (!names) return names.error();
+    return **names;
   }
 
   Result<std::string> read_link_static(std::string_view relpath) const override {
@@ -487,7 +493,7 @@ class CachedDirectorySource final : public CachedFileSource {
   };
   mutable std::unordered_map<std::string, int, PathHash, std::equal_to<>> held_;
   mutable std::unordered_map<std::string, Timed<Result<std::string>>> statics_;
-  mutable std::unordered_map<std::string, Timed<Result<std::vector<std::string>>>> listings_;
+  mutable std::unordered_map<std::string, Timed<Result<Listing>>> listings_;
   mutable std::unordered_map<std::string, Timed<Result<std::string>>> links_;
   mutable std::unordered_map<std::string, Watched> watched_;
   mutable std::unordered_map<int, std::vector<std::string>> watch_dirs_;

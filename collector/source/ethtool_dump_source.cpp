@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -44,7 +45,10 @@ class DumpEthtoolSource final : public EthtoolSource {
   // Counters change every pass: read every time. Driver info and pause settings change when
   // someone re-captures them: the cache may serve them until their file changes.
   Result<CounterMap> stats(const std::string& ifname) override {
-    return parse_file(ifname, {".txt", ""}, "ethtool", Read::polled, parse_ethtool_stats_text);
+    CounterLayout& layout = layouts_[ifname];
+    return parse_file(
+        ifname, {".txt", ""}, "ethtool", Read::polled,
+        [&layout](std::string_view text) { return parse_ethtool_stats_text(text, &layout); });
   }
 
   Result<DriverInfo> driver_info(const std::string& ifname) override {
@@ -103,6 +107,8 @@ class DumpEthtoolSource final : public EthtoolSource {
 
   std::string dir_;
   std::unique_ptr<FileSource> files_;  ///< the cache; nullptr: open and read every time
+  /// Each interface's `-S` names from its last dump: a dump with the same names allocates none.
+  std::map<std::string, CounterLayout, std::less<>> layouts_;
 };
 
 }  // namespace

@@ -61,7 +61,12 @@ Result<CounterMap> EthtoolStatsReader::read_impl(const std::string& ifname,
         cache_.erase(ifname);
         continue;
       }
-      cached = cache_.insert_or_assign(ifname, CachedNames{std::move(*names), 0, {}, {}}).first;
+      // The layouts stay: names fetched again are mostly the same names.
+      if (cached == cache_.end()) cached = cache_.try_emplace(ifname).first;
+      cached->second.names = std::move(*names);
+      cached->second.reads = 0;
+      cached->second.subset_of.clear();
+      cached->second.subset.clear();
     }
 
     auto values = calls_.values(ifname, n);
@@ -74,7 +79,6 @@ Result<CounterMap> EthtoolStatsReader::read_impl(const std::string& ifname,
 
     CachedNames& entry = cached->second;
     ++entry.reads;
-    CounterMap out;
     const auto& names = entry.names;
     if (only != nullptr) {
       if (entry.subset_of != *only || entry.reads == 1) {
@@ -84,13 +88,15 @@ Result<CounterMap> EthtoolStatsReader::read_impl(const std::string& ifname,
           if (std::binary_search(only->begin(), only->end(), names[i])) entry.subset.push_back(i);
         }
       }
-      for (const std::size_t i : entry.subset) out.emplace(names[i], (*values)[i]);
-      return out;
+      CounterMapBuilder out(&entry.subset_layout);
+      for (const std::size_t i : entry.subset) out.add(names[i], (*values)[i]);
+      return std::move(out).finish();
     }
     // Some drivers repeat a name; the first occurrence wins, as a reader of the text would see
     // it first.
-    for (std::size_t i = 0; i < n; ++i) out.emplace(names[i], (*values)[i]);
-    return out;
+    CounterMapBuilder out(&entry.layout);
+    for (std::size_t i = 0; i < n; ++i) out.add(names[i], (*values)[i]);
+    return std::move(out).finish();
   }
   return errno_error(EAGAIN, "ethtool stats " + ifname + ": the string set changed on each of " +
                                  std::to_string(kMaxAttempts) + " attempts");

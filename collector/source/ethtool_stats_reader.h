@@ -79,6 +79,8 @@ class EthtoolStatsReader {
     unsigned reads = 0;                  ///< reads served from these names since they were fetched
     std::vector<std::string> subset_of;  ///< the `only` list `subset` was computed for
     std::vector<std::size_t> subset;     ///< positions of its names in `names`
+    CounterLayout layout;                ///< the names' sorted map, kept between reads
+    CounterLayout subset_layout;         ///< the same for `subset`
   };
   Result<CounterMap> read_impl(const std::string& ifname, const std::vector<std::string>* only);
 

@@ -15,6 +15,9 @@
 
 namespace rdmatop {
 
+/// A directory's names, sorted (std::less<>) and unique, shared rather than copied.
+using Listing = std::shared_ptr<const std::vector<std::string>>;
+
 class FileSource {
  public:
   virtual ~FileSource() = default;
@@ -52,8 +55,12 @@ class FileSource {
   /// A listing whose names change only when the object is re-created (hw_counters/, gids/,
   /// ports/): cached like read_static. list() itself always asks the filesystem (discovery and
   /// the "did the device vanish" check use it).
-  virtual Result<std::vector<std::string>> list_static(std::string_view reldir) const {
-    return list(reldir);
+  /// The names are shared: a caching source hands out the same vector on every pass until the
+  /// directory changes, and a CounterMap read from the directory keeps it as its names.
+  virtual Result<Listing> list_static(std::string_view reldir) const {
+    auto names = list(reldir);
+    if (!names) return names.error();
+    return std::make_shared<const std::vector<std::string>>(std::move(names).value());
   }
   /// A listing that must be current at every pass (discovery: class/infiniband): a caching
   /// source serves it from memory only where it is told of every change (inotify on a regular

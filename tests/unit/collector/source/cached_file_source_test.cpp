@@ -134,7 +134,7 @@ TEST_CASE("a held descriptor failing like a removed kernfs node is closed and re
   const auto src = make_cached_file_source(tree.root().string(), options);
   const std::string dir = "class/infiniband/mlx5_0/ports/1/hw_counters";
   src->begin_pass();
-  REQUIRE(src->list_static(dir).value().size() == 2);
+  REQUIRE(src->list_static(dir).value()->size() == 2);
   REQUIRE(src->read_polled(dir + "/out_of_buffer").ok());
   REQUIRE(src->read_polled(dir + "/rx_write_requests").ok());
   REQUIRE(src->stats().held == 2);
@@ -148,7 +148,7 @@ TEST_CASE("a held descriptor failing like a removed kernfs node is closed and re
   unplugged = false;
 
   src->begin_pass();  // next discovery: listed and opened again
-  REQUIRE(src->list_static(dir).value().size() == 2);
+  REQUIRE(src->list_static(dir).value()->size() == 2);
   CHECK(src->stats().listings == listings + 1);
   CHECK(src->read_polled(dir + "/out_of_buffer").value() == "3\n");
   CHECK(src->stats().held == 1);
@@ -280,9 +280,7 @@ class CountingFileSource final : public FileSource {
                                   std::chrono::nanoseconds* age) const override {
     return inner_.read_static(p, age);
   }
-  Result<std::vector<std::string>> list_static(std::string_view p) const override {
-    return inner_.list_static(p);
-  }
+  Result<Listing> list_static(std::string_view p) const override { return inner_.list_static(p); }
   Result<std::string> read_link_static(std::string_view p) const override {
     return inner_.read_link_static(p);
   }
@@ -335,6 +333,20 @@ TEST_CASE(
   };
   CHECK(comparable(first) == comparable(reference));
   CHECK(comparable(second) == comparable(reference));
+  // The counter maps of both passes share their names: the directory's listing, held by the
+  // cache (a pass allocates the values only).
+  std::size_t shared_maps = 0;
+  for (std::size_t d = 0; d < second.devices.size(); ++d) {
+    for (std::size_t p = 0; p < second.devices[d].ports.size(); ++p) {
+      for (const auto member : {&PortSample::counters, &PortSample::hw_counters}) {
+        const CounterMap& now = second.devices[d].ports[p].*member;
+        if (now.empty()) continue;
+        CHECK(now.names() == (first.devices[d].ports[p].*member).names());
+        ++shared_maps;
+      }
+    }
+  }
+  CHECK(shared_maps > 0);
   // Second pass: nothing opened, each polled value read once: the counter directories' files
   // in one io_uring_enter per directory, the single values (a port's state, rate) by pread.
   const std::uint64_t polled_second = counting.polled - polled_first;
@@ -412,7 +424,7 @@ TEST_CASE("an absent directory is kept as absent until it is created", "[cached_
   src->begin_pass();
   const auto names = src->list_static("device/msi_irqs");
   REQUIRE(names.ok());
-  CHECK(*names == std::vector<std::string>{"42"});
+  CHECK(**names == std::vector<std::string>{"42"});
   CHECK(src->stats().listings == listed + 1);
 
   // And absent again once removed.

@@ -168,6 +168,46 @@ TEST_CASE("dump source on the fixture hosts", "[ethtool_dump_source][fixtures]")
   CHECK(degraded->stats("ens5f1np1").error().code == EOPNOTSUPP);
 }
 
+TEST_CASE("each interface's dumps of the same names share them; a changed dump reads as it is",
+          "[ethtool_dump_source]") {
+  const DumpReads reads = GENERATE(DumpReads::plain, DumpReads::cached);
+  test::TempDir dir;
+  dir.write("eth0.txt", "NIC statistics:\n     tx_bytes: 1\n     rx_bytes: 2\n");
+  dir.write("eth1.txt", "NIC statistics:\n     tx_bytes: 5\n     rx_bytes: 6\n");
+  const auto source = make_dump_ethtool_source(dir.path(), reads);
+  const auto first = source->stats("eth0");
+  const auto other = source->stats("eth1");
+  REQUIRE(first.ok());
+  REQUIRE(other.ok());
+
+  dir.write("eth0.txt", "NIC statistics:\n     tx_bytes: 3\n     rx_bytes: 4\n");
+  source->begin_pass();
+  const auto second = source->stats("eth0");
+  REQUIRE(second.ok());
+  CHECK(second->names() == first->names());
+  CHECK(*second == CounterMap{{"rx_bytes", 4}, {"tx_bytes", 3}});
+  CHECK(*other == CounterMap{{"rx_bytes", 6}, {"tx_bytes", 5}});
+
+  // A driver's set changed (a counter added in front, one repeated): read as it is now.
+  dir.write("eth0.txt",
+            "NIC statistics:\n     a: 9\n     tx_bytes: 7\n     rx_bytes: 8\n     a: 1\n");
+  source->begin_pass();
+  const auto changed = source->stats("eth0");
+  REQUIRE(changed.ok());
+  CHECK(*changed == CounterMap{{"a", 9}, {"rx_bytes", 8}, {"tx_bytes", 7}});
+  // A dump that does not parse leaves the names of the last one that did.
+  dir.write("eth0.txt", "NIC statistics:\n     a: 2\n     tx_bytes: x\n");
+  source->begin_pass();
+  CHECK_FALSE(source->stats("eth0").ok());
+  dir.write("eth0.txt",
+            "NIC statistics:\n     a: 3\n     tx_bytes: 4\n     rx_bytes: 5\n     a: 6\n");
+  source->begin_pass();
+  const auto after = source->stats("eth0");
+  REQUIRE(after.ok());
+  CHECK(after->names() == changed->names());
+  CHECK(*after == CounterMap{{"a", 3}, {"rx_bytes", 5}, {"tx_bytes", 4}});
+}
+
 TEST_CASE("cached dump source sees rewrites, replacements and new captures at the next pass",
           "[ethtool_dump_source]") {
   test::TempDir dir;
