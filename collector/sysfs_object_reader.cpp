@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 
 #include "collector/parse/sysfs_parse.h"
 
@@ -169,25 +170,19 @@ namespace {
 /// `names` without `name` (the same listing when it has none). Derived once per listing and
 /// kept while that listing lives: a caching source hands out the same listing every pass, so
 /// a pass that sets a file aside (hw_counters/lifespan) copies no name either. Per thread, so
-/// without a lock; bounded by the listings alive.
+/// without a lock.
 Listing listing_without(const Listing& names, std::string_view name) {
   const auto at = std::lower_bound(names->begin(), names->end(), name, std::less<>{});
   if (at == names->end() || *at != name) return names;
-  struct Derived {
-    const void* key;
-    std::weak_ptr<const std::vector<std::string>> from;
-    std::string name;
-    Listing without;
-  };
-  thread_local std::vector<Derived> derived;
-  for (const Derived& d : derived) {
-    if (d.key == names.get() && !d.from.expired() && d.name == name) return d.without;
-  }
-  std::erase_if(derived, [](const Derived& d) { return d.from.expired(); });
-  auto without = std::make_shared<std::vector<std::string>>(names->begin(), at);
-  without->insert(without->end(), at + 1, names->end());
-  derived.push_back({names.get(), names, std::string(name), without});
-  return without;
+  thread_local std::map<std::string, PerNames<Listing>, std::less<>> derived;
+  auto slot = derived.find(name);
+  if (slot == derived.end()) slot = derived.try_emplace(std::string(name)).first;
+  return slot->second.get(names, [&](const CounterNames& all) {
+    const auto skip = std::lower_bound(all.begin(), all.end(), name, std::less<>{});
+    auto without = std::make_shared<std::vector<std::string>>(all.begin(), skip);
+    without->insert(without->end(), skip + 1, all.end());
+    return Listing(std::move(without));
+  });
 }
 
 }  // namespace

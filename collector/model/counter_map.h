@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -198,6 +199,36 @@ class CounterMapBuilder {
   std::size_t added_ = 0;
   std::vector<std::uint64_t> values_;  ///< matching: by sorted slot; else in source order
   CounterNames names_;                 ///< not matching: every name so far, in source order
+};
+
+/// Something derived from a names vector (the positions of the names a table reads, a listing
+/// without one file), made once per vector and kept while a map still holds that vector. Maps
+/// built from one layout share their names, so the work per name is done once per change of
+/// names, not once per tick. Not thread-safe: one per user.
+template <class T>
+class PerNames {
+ public:
+  /// The value for `names` (not null), made by `make(const CounterNames&)` the first time.
+  template <class Make>
+  T& get(const SharedCounterNames& names, Make&& make) {
+    auto [it, inserted] = entries_.try_emplace(names.get());
+    // An expired entry at this address was another vector's, freed since.
+    if (!inserted && !it->second.names.expired()) return it->second.value;
+    it->second = Entry{names, make(*names)};
+    if (inserted) prune();  // entries only grow on a change of names: drop the dead then
+    return it->second.value;
+  }
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::weak_ptr<const CounterNames> names;
+    T value;
+  };
+  void prune() {
+    std::erase_if(entries_, [](const auto& entry) { return entry.second.names.expired(); });
+  }
+  std::unordered_map<const CounterNames*, Entry> entries_;
 };
 
 }  // namespace rdmatop

@@ -1,6 +1,7 @@
 #include "collector/normalize/normalizer.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -26,6 +27,7 @@ struct Term {
   const CounterRow* row = nullptr;
   std::string raw;     ///< the raw name with the priority filled in
   std::string origin;  ///< "hw_counters/np_cnp_sent"
+  std::size_t id = 0;  ///< its index among all terms (TermSlots)
 };
 
 struct Alternative {
@@ -51,6 +53,7 @@ std::string origin_of(RawSource source, std::string_view raw) {
 
 std::vector<Group> build_groups() {
   std::vector<Group> groups;
+  std::size_t terms = 0;
   std::map<std::tuple<std::string_view, std::string_view, std::string_view, std::string_view,
                       std::string>,
            std::size_t>
@@ -68,7 +71,7 @@ std::vector<Group> build_groups() {
       }
       Group& group = groups[it->second];
       std::string raw = placeholder != nullptr ? expand_raw_name(row.raw, i) : std::string(row.raw);
-      Term term{&row, raw, origin_of(row.source, raw)};
+      Term term{&row, raw, origin_of(row.source, raw), terms++};
       // The table's compile-time check guarantees a summed row follows a row of its group.
       if (row.combine == Combine::first_present || group.alternatives.empty()) {
         group.alternatives.push_back(Alternative{row.driver, row.source, {}});
@@ -84,6 +87,26 @@ const std::vector<Group>& expanded_groups() {
   return groups;
 }
 
+std::size_t term_count() {
+  static const std::size_t count = [] {
+    std::size_t n = 0;
+    for (const Group& group : expanded_groups()) {
+      for (const Alternative& alt : group.alternatives) n += alt.terms.size();
+    }
+    return n;
+  }();
+  return count;
+}
+
+/// Where each term's raw name sits in one counter map's names: found by a binary search the
+/// first time a term is asked of those names, then read by index. The names are shared by the
+/// maps of every tick until the driver's set changes (counter_map.h), so a tick looks no name
+/// up (issue 18).
+constexpr std::int32_t kUnknownSlot = -2;
+constexpr std::int32_t kAbsentSlot = -1;
+constexpr std::size_t kRawSources = 5;  // RawSource's values
+static_assert(static_cast<std::size_t>(RawSource::netdev_statistics) + 1 == kRawSources);
+
 // ------------------------------------------------------------------------------------------
 // One port's view of the snapshot.
 // ------------------------------------------------------------------------------------------
@@ -95,6 +118,8 @@ struct PortView {
   DriverFamily netdev_family;  ///< for rows read from the netdev (driver_families().netdev)
   bool first_port;             ///< device-scope hw_counters are attributed to this port
   Labels labels;               ///< device, netdev, port: port_base_labels
+  /// Per RawSource, the term slots of the map read (TermSlots); null without a cache.
+  std::array<std::vector<std::int32_t>*, kRawSources> slots{};
 };
 
 /// device, port, netdev (omitted when empty: Prometheus treats an empty label as absent),
@@ -133,12 +158,23 @@ const CounterMap* map_of(const PortView& view, RawSource source) {
   return nullptr;
 }
 
-std::optional<std::uint64_t> lookup(const PortView& view, RawSource source, std::string_view raw) {
+std::optional<std::uint64_t> lookup(const PortView& view, const Term& term) {
+  const RawSource source = term.row->source;
   const CounterMap* map = map_of(view, source);
   if (map == nullptr) return std::nullopt;
-  const auto it = map->find(raw);
-  if (it == map->end()) return std::nullopt;
-  return it->second;
+  std::vector<std::int32_t>* slots = view.slots[static_cast<std::size_t>(source)];
+  if (slots == nullptr) {
+    const auto it = map->find(term.raw);
+    if (it == map->end()) return std::nullopt;
+    return it->second;
+  }
+  std::int32_t& slot = (*slots)[term.id];
+  if (slot == kUnknownSlot) {
+    const auto it = map->find(term.raw);
+    slot = it == map->end() ? kAbsentSlot : static_cast<std::int32_t>(it.index());
+  }
+  if (slot == kAbsentSlot) return std::nullopt;
+  return map->values()[static_cast<std::size_t>(slot)];
 }
 
 /// The port's labels, then the extra labels; sorted by name as series.h requires. Built for
@@ -193,7 +229,7 @@ void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wante
       std::string origin;
       bool complete = true;
       for (const Term& term : alt.terms) {
-        const std::optional<std::uint64_t> raw = lookup(view, term.row->source, term.raw);
+        const std::optional<std::uint64_t> raw = lookup(view, term);
         if (!raw) {
           complete = false;
           break;
@@ -333,8 +369,9 @@ void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
 }
 
 /// Calls `visit(view)` for every port of the snapshot (the normalizer's one port walk).
+/// `term_slots`: where the views find their maps' term slots; nullptr to look names up.
 template <class Visit>
-void for_each_port_view(const Snapshot& snapshot, Visit&& visit) {
+void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, Visit&& visit) {
   for (const DeviceSample& device : snapshot.devices) {
     if (device.ports.empty()) continue;
     const std::uint32_t first_port =
@@ -344,14 +381,21 @@ void for_each_port_view(const Snapshot& snapshot, Visit&& visit) {
     for (const PortSample& port : device.ports) {
       const NetdevSample* netdev = find_netdev(snapshot, port.netdev);
       const DriverFamilies families = driver_families(device.driver, netdev);
-      const PortView view{device,
-                          port,
-                          netdev,
-                          families.rdma,
-                          families.netdev,
-                          port.port == first_port,
-                          port_base_labels(device, port)};
-      visit(view);
+      PortView view{device,
+                    port,
+                    netdev,
+                    families.rdma,
+                    families.netdev,
+                    port.port == first_port,
+                    port_base_labels(device, port)};
+      for (std::size_t s = 0; term_slots != nullptr && s < kRawSources; ++s) {
+        const CounterMap* map = map_of(view, static_cast<RawSource>(s));
+        if (map == nullptr || map->names() == nullptr) continue;
+        view.slots[s] = &term_slots->get(map->names(), [](const CounterNames&) {
+          return std::vector<std::int32_t>(term_count(), kUnknownSlot);
+        });
+      }
+      visit(std::as_const(view));
     }
   }
 }
@@ -363,11 +407,12 @@ namespace {
 /// Every canonical series of the snapshot, in the order the port walk makes them. `expected`:
 /// how many there were last time, so the vector is sized once (it grew by doubling, moving
 /// every series made so far each time).
-std::vector<Series> emit_series(const Snapshot& snapshot, std::size_t expected = 0) {
+std::vector<Series> emit_series(const Snapshot& snapshot, std::size_t expected = 0,
+                                TermSlotCache* term_slots = nullptr) {
   std::vector<Series> series;
   series.reserve(expected);
   SeriesSink sink(series);
-  for_each_port_view(snapshot, [&](const PortView& view) {
+  for_each_port_view(snapshot, term_slots, [&](const PortView& view) {
     add_table_series(view, sink);
     add_port_gauges(view, sink);
     add_netdev_series(view, sink);
@@ -413,7 +458,7 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
 }
 
 std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
-  std::vector<Series> series = emit_series(snapshot, shape_.size());
+  std::vector<Series> series = emit_series(snapshot, shape_.size(), &term_slots_);
   const bool same_shape =
       series.size() == shape_.size() &&
       std::equal(series.begin(), series.end(), shape_.begin(), [](const Series& s, const Shape& k) {
@@ -438,7 +483,8 @@ std::vector<Series> normalize_subset(const Snapshot& snapshot,
                                      std::span<const std::string_view> series) {
   std::vector<Series> out;
   SeriesSink sink(out);
-  for_each_port_view(snapshot, [&](const PortView& view) { add_table_series(view, sink, series); });
+  for_each_port_view(snapshot, nullptr,
+                     [&](const PortView& view) { add_table_series(view, sink, series); });
   return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -13,6 +14,9 @@
 #include "collector/normalize/series.h"
 
 namespace rdmatop {
+
+/// Per counter-map names, where each raw name of the counter table sits in them (normalizer.cpp).
+using TermSlotCache = PerNames<std::vector<std::int32_t>>;
 
 /// All canonical series of a snapshot, sorted by series_key. Counters a driver lacks produce
 /// no series (absent, never 0).
@@ -55,6 +59,8 @@ class Normalizer {
   };
   std::vector<Shape> shape_;        ///< the previous snapshot's series, in the order made
   std::vector<std::size_t> order_;  ///< their positions in series_key order, duplicates out
+  /// The counter table's raw names found once per counter map's names, not per tick.
+  TermSlotCache term_slots_;
 };
 
 }  // namespace rdmatop

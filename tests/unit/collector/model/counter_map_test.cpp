@@ -208,5 +208,35 @@ TEST_CASE("random source orders through one layout give what std::map gives", "[
   }
 }
 
+TEST_CASE("PerNames makes a value once per names vector and forgets the vectors gone",
+          "[counter_map]") {
+  PerNames<std::size_t> derived;
+  int made = 0;
+  const auto make = [&](const CounterNames& names) {
+    ++made;
+    return names.size();
+  };
+  const CounterMap first{{"a", 1}, {"b", 2}};
+  CounterMap same_names = first;
+  same_names["a"] = 5;  // a value changed: the names are still shared
+  CHECK(derived.get(first.names(), make) == 2);
+  CHECK(derived.get(same_names.names(), make) == 2);
+  CHECK(made == 1);
+  // Equal names in another vector: made again (the value may be positions in that vector).
+  const CounterMap equal{{"a", 1}, {"b", 2}};
+  CHECK(derived.get(equal.names(), make) == 2);
+  CHECK(made == 2);
+  {
+    const CounterMap gone{{"x", 1}};
+    CHECK(derived.get(gone.names(), make) == 1);
+    CHECK(derived.size() == 3);
+  }
+  // The next vector made for drops the one no map holds any more.
+  const CounterMap next{{"y", 1}, {"z", 2}, {"w", 3}};
+  CHECK(derived.get(next.names(), make) == 3);
+  CHECK(derived.size() == 3);
+  CHECK(made == 4);
+}
+
 }  // namespace
 }  // namespace rdmatop

@@ -860,6 +860,22 @@ TEST_CASE(
   // A counter gone: one series fewer.
   snap.devices[1].ports[0].hw_counters.erase("sent_pkts");
   sequence.push_back(snap);
+  // A name first in a map: every other name's position moves (the normalizer finds the table's
+  // names once per names vector, so it must not read the old positions in the new one).
+  snap.devices[0].ports[0].counters["aaa_first"] = 1;
+  snap.devices[0].ports[0].counters["port_xmit_data"] += 11;
+  sequence.push_back(snap);
+  // The same names in another vector, then the old vector again with new values.
+  const CounterMap before = snap.devices[0].ports[0].counters;
+  snap.devices[0].ports[0].counters =
+      CounterMap(std::make_shared<const CounterNames>(*before.names()), before.values());
+  snap.devices[0].ports[0].counters["port_xmit_data"] += 13;
+  sequence.push_back(snap);
+  snap.devices[0].ports[0].counters = before;
+  for (auto&& [name, value] : snap.devices[0].ports[0].counters) value += 17;
+  sequence.push_back(snap);
+  snap.devices[0].ports[0].counters.erase("aaa_first");
+  sequence.push_back(snap);
   // As many series as before, but one device renamed: the names and labels are compared, not
   // only counted (and the new name sorts the device's series elsewhere).
   snap.devices[1].name = "aaa_rxe0";
