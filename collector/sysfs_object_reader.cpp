@@ -228,8 +228,9 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(
     values.push_back(*value);
     read[i] = true;
   }
-  if (values.size() == names->size()) {
-    out = CounterMap(std::move(names), std::move(values));  // the listing is sorted and unique
+  // A FileSource lists names sorted and unique; one that did not would get a map built below.
+  if (values.size() == names->size() && CounterMap::sorted_and_unique(*names)) {
+    out = CounterMap(std::move(names), std::move(values));
     return DirOutcome::read;
   }
   // Some files were left out: a map of its own names for this pass.

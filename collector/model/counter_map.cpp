@@ -6,15 +6,11 @@
 
 namespace rdmatop {
 
-namespace {
-
-bool sorted_and_unique(const CounterNames& names) {
+bool CounterMap::sorted_and_unique(const CounterNames& names) {
   return std::adjacent_find(names.begin(), names.end(),
                             [](const std::string& a, const std::string& b) { return !(a < b); }) ==
          names.end();
 }
-
-}  // namespace
 
 CounterMap::CounterMap(SharedCounterNames names, std::vector<std::uint64_t> values)
     : names_(std::move(names)), values_(std::move(values)) {

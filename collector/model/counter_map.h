@@ -106,6 +106,8 @@ class CounterMap {
   /// `names` sorted and unique (checked: a violation throws std::invalid_argument), one value
   /// per name.
   CounterMap(SharedCounterNames names, std::vector<std::uint64_t> values);
+  /// What the constructor above requires of `names`.
+  static bool sorted_and_unique(const CounterNames& names);
   /// Like std::map's: a repeated name keeps its first value.
   CounterMap(std::initializer_list<std::pair<std::string, std::uint64_t>> entries);
 

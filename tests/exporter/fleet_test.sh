@@ -15,9 +15,13 @@ need curl
 need prometheus
 bin=$1
 
+# The simulated hosts keep simulated time with the wall clock only while each tick takes less
+# than --interval; four sanitizer builds on two cores did not (the storm's pause rate, a share of
+# wall time, then stayed under the alert's 0.5). Their PFC fast path, most of a demo's CPU, is off:
+# the alerts here are Prometheus' own, over the exported counters.
 prom_targets=()
 for scenario in healthy healthy pfc-storm firmware; do
-  start_demo_exporter "$bin" "$scenario" --interval 0.25
+  start_demo_exporter "$bin" "$scenario" --interval 0.25 --fast-interval 0
   prom_targets+=("$exporter_port")
   case $scenario in
     pfc-storm) storm_host="127.0.0.1:$exporter_port" ;;

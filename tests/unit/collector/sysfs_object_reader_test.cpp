@@ -1,0 +1,68 @@
+// SysfsObjectReader::read_counters: the map it makes from a directory, whatever order the
+// FileSource lists it in, with a file set aside.
+#include "collector/sysfs_object_reader.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/support/fake_file_source.h"
+
+namespace rdmatop {
+namespace {
+
+/// The fake's listings in reverse order, one name twice: what no FileSource should hand out.
+class DisorderlyFileSource final : public FileSource {
+ public:
+  explicit DisorderlyFileSource(const FileSource& inner) : inner_(inner) {}
+  Result<std::string> read(std::string_view path) const override { return inner_.read(path); }
+  Result<std::vector<std::string>> list(std::string_view dir) const override {
+    auto listed = inner_.list(dir);
+    if (!listed || listed->empty()) return listed;
+    std::vector<std::string> names = std::move(listed).value();
+    std::reverse(names.begin(), names.end());
+    names.push_back(names.front());
+    return names;
+  }
+  Result<std::string> read_link(std::string_view path) const override {
+    return inner_.read_link(path);
+  }
+  std::string describe() const override { return "disorderly"; }
+
+ private:
+  const FileSource& inner_;
+};
+
+TEST_CASE(
+    "read_counters makes the same map from a listing in any order, the file set aside "
+    "out of it",
+    "[sysfs_object_reader]") {
+  testing::FakeFileSource fake;
+  fake.file("dev/hw_counters/b_count", "2\n")
+      .file("dev/hw_counters/a_count", "1\n")
+      .file("dev/hw_counters/lifespan", "10\n")
+      .file("dev/hw_counters/c_count", "3\n");
+  const DisorderlyFileSource disorderly(fake);
+  for (const FileSource* fs :
+       {static_cast<const FileSource*>(&fake), static_cast<const FileSource*>(&disorderly)}) {
+    INFO(fs->describe());
+    ProblemLog log;
+    SysfsObjectReader reader(*fs, "dev", "dev", log);
+    CounterMap counters{{"stale", 9}};  // replaced, not added to
+    std::optional<std::uint64_t> lifespan;
+    CHECK(reader.read_counters("hw_counters", counters, "lifespan", &lifespan) ==
+          SysfsObjectReader::DirOutcome::read);
+    CHECK(counters == CounterMap{{"a_count", 1}, {"b_count", 2}, {"c_count", 3}});
+    CHECK(lifespan == 10u);
+    CHECK_FALSE(log.has_errors());
+    // Without a file set aside, lifespan is a name like the others.
+    CHECK(reader.read_counters("hw_counters", counters) == SysfsObjectReader::DirOutcome::read);
+    CHECK(counters.at("lifespan") == 10);
+    CHECK(counters.size() == 4);
+  }
+}
+
+}  // namespace
+}  // namespace rdmatop
