@@ -229,8 +229,8 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(
     read[i] = true;
   }
   // A FileSource lists names sorted and unique; one that did not would get a map built below.
-  if (values.size() == names->size() && CounterMap::sorted_and_unique(*names)) {
-    out = CounterMap(std::move(names), std::move(values));
+  if (auto whole = CounterMap::over_sorted(names, values)) {
+    out = std::move(*whole);
     return DirOutcome::read;
   }
   // Some files were left out: a map of its own names for this pass.

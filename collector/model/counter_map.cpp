@@ -6,10 +6,26 @@
 
 namespace rdmatop {
 
-bool CounterMap::sorted_and_unique(const CounterNames& names) {
+namespace {
+
+bool sorted_and_unique(const CounterNames& names) {
   return std::adjacent_find(names.begin(), names.end(),
                             [](const std::string& a, const std::string& b) { return !(a < b); }) ==
          names.end();
+}
+
+}  // namespace
+
+std::optional<CounterMap> CounterMap::over_sorted(SharedCounterNames names,
+                                                  std::vector<std::uint64_t>& values) {
+  const std::size_t name_count = names == nullptr ? 0 : names->size();
+  if (name_count != values.size() || (names != nullptr && !sorted_and_unique(*names))) {
+    return std::nullopt;
+  }
+  CounterMap map;
+  map.names_ = std::move(names);
+  map.values_ = std::move(values);
+  return map;
 }
 
 CounterMap::CounterMap(SharedCounterNames names, std::vector<std::uint64_t> values)

@@ -19,6 +19,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -106,8 +107,11 @@ class CounterMap {
   /// `names` sorted and unique (checked: a violation throws std::invalid_argument), one value
   /// per name.
   CounterMap(SharedCounterNames names, std::vector<std::uint64_t> values);
-  /// What the constructor above requires of `names`.
-  static bool sorted_and_unique(const CounterNames& names);
+  /// The map over `names` when they are sorted and unique with one value each (`values` is
+  /// then moved from); nullopt otherwise, `values` untouched. Checked once: for a caller with a
+  /// fallback (a listing from a FileSource), where the constructor would throw.
+  static std::optional<CounterMap> over_sorted(SharedCounterNames names,
+                                               std::vector<std::uint64_t>& values);
   /// Like std::map's: a repeated name keeps its first value.
   CounterMap(std::initializer_list<std::pair<std::string, std::uint64_t>> entries);
 
