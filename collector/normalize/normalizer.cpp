@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -34,6 +36,7 @@ struct Alternative {
   DriverFamily driver = DriverFamily::any;
   RawSource first_source = RawSource::port_hw_counters;
   std::vector<Term> terms;
+  std::string origin;  ///< the terms' origins joined by '+': the series' origin
 };
 
 struct Group {
@@ -76,7 +79,10 @@ std::vector<Group> build_groups() {
       if (row.combine == Combine::first_present || group.alternatives.empty()) {
         group.alternatives.push_back(Alternative{row.driver, row.source, {}});
       }
-      group.alternatives.back().terms.push_back(std::move(term));
+      Alternative& alt = group.alternatives.back();
+      if (!alt.origin.empty()) alt.origin += '+';
+      alt.origin += term.origin;
+      alt.terms.push_back(std::move(term));
     }
   }
   return groups;
@@ -177,37 +183,70 @@ std::optional<std::uint64_t> lookup(const PortView& view, const Term& term) {
   return map->values()[static_cast<std::size_t>(slot)];
 }
 
-/// The port's labels, then the extra labels; sorted by name as series.h requires. Built for
-/// every series of every tick, so it copies the port's labels, made once per port, into a
-/// vector allocated once, and puts each extra label in its place instead of growing and sorting
-/// (making the port's labels for each series was two thirds of normalize at 64 ports, issue 18).
-Labels port_labels(
-    const PortView& view,
-    std::initializer_list<std::pair<std::string_view, std::string_view>> extra = {}) {
-  Labels labels;
-  labels.reserve(view.labels.size() + extra.size());
-  labels.insert(labels.end(), view.labels.begin(), view.labels.end());
-  for (const auto& [name, value] : extra) {
-    if (name.empty()) continue;
-    std::pair<std::string, std::string> label{std::string(name), std::string(value)};
-    labels.insert(std::upper_bound(labels.begin(), labels.end(), label), std::move(label));
+/// A port series' labels before they are made: the port's labels with the extra labels put in
+/// their places (sorted by name, as series.h requires), as views. A series whose labels equal
+/// the ones its position had last tick takes those (SeriesSink::add), so the labels of a
+/// host's series are made once, when discovery changes them: making them for every series of
+/// every tick was a third of normalize at 64 ports (issue 18).
+class LabelDraft {
+ public:
+  LabelDraft(const PortView& view,
+             std::initializer_list<std::pair<std::string_view, std::string_view>> extra = {}) {
+    for (const auto& [name, value] : view.labels) labels_[size_++] = {name, value};
+    for (const auto& label : extra) {
+      if (label.first.empty()) continue;
+      if (size_ == labels_.size()) throw std::logic_error("LabelDraft: too many labels");
+      auto* const end = labels_.data() + size_;
+      auto* const at = std::upper_bound(labels_.data(), end, label);
+      std::move_backward(at, end, end + 1);
+      *at = label;
+      ++size_;
+    }
   }
-  return labels;
-}
+
+  bool matches(const Labels& made) const {
+    if (made.size() != size_) return false;
+    for (std::size_t i = 0; i < size_; ++i) {
+      if (made[i].first != labels_[i].first || made[i].second != labels_[i].second) return false;
+    }
+    return true;
+  }
+
+  Labels make() const {
+    Labels labels;
+    labels.reserve(size_);
+    for (std::size_t i = 0; i < size_; ++i)
+      labels.emplace_back(labels_[i].first, labels_[i].second);
+    return labels;
+  }
+
+ private:
+  // device, netdev, port and at most three extras (the counter table's fixed label, its index
+  // label, and rdma_saturated's "counter").
+  std::array<std::pair<std::string_view, std::string_view>, 6> labels_{};
+  std::size_t size_ = 0;
+};
 
 class SeriesSink {
  public:
-  explicit SeriesSink(std::vector<Series>& out) : out_(out) {}
+  /// `previous`: last tick's series in the order they were made (their labels are taken over).
+  SeriesSink(std::vector<Series>& out, std::span<const SeriesShape> previous = {})
+      : out_(out), previous_(previous) {}
 
-  void add(std::string_view name, Labels labels, SeriesKind kind, double value, double wrap_modulus,
-           std::string origin, double saturation_value = 0) {
+  void add(std::string_view name, const LabelDraft& labels, SeriesKind kind, double value,
+           double wrap_modulus, std::string origin, double saturation_value = 0) {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
-    out_.push_back(Series{std::string(name), std::move(labels), kind, value, wrap_modulus,
+    const std::size_t at = out_.size();
+    SharedLabels made = at < previous_.size() && labels.matches(previous_[at].labels)
+                            ? previous_[at].labels
+                            : SharedLabels(labels.make());
+    out_.push_back(Series{std::string(name), std::move(made), kind, value, wrap_modulus,
                           saturation_value, std::move(origin)});
   }
 
  private:
   std::vector<Series>& out_;
+  std::span<const SeriesShape> previous_;
 };
 
 // ------------------------------------------------------------------------------------------
@@ -226,7 +265,6 @@ void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wante
     for (const Alternative& alt : group.alternatives) {
       if (!applies(view, alt.driver, alt.first_source)) continue;
       double value = 0;
-      std::string origin;
       bool complete = true;
       for (const Term& term : alt.terms) {
         const std::optional<std::uint64_t> raw = lookup(view, term);
@@ -235,27 +273,23 @@ void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wante
           break;
         }
         value += static_cast<double>(*raw) * term.row->scale;
-        if (!origin.empty()) origin += '+';
-        origin += term.origin;
       }
       if (!complete) continue;
-      Labels labels = port_labels(
+      const LabelDraft labels(
           view, {{group.label.name, group.label.value}, {group.index_label, group.index}});
       // Summed terms share width and scale (checked at compile time): one modulus fits all. A
       // sum of saturating terms has no single ceiling, so only a lone term can saturate.
       const double ceiling = alt.terms.size() == 1 ? saturation_value(*alt.terms.front().row) : 0;
-      // `origin` is copied, not moved: the saturation gauge below names it too.
-      sink.add(group.series, std::move(labels), SeriesKind::counter, value,
-               wrap_modulus(*alt.terms.front().row), ceiling > 0 ? origin : std::move(origin),
-               ceiling);
+      sink.add(group.series, labels, SeriesKind::counter, value,
+               wrap_modulus(*alt.terms.front().row), alt.origin, ceiling);
       // One gauge per saturating counter, 0 or 1, so that "not saturated" is a reading and
       // not an absence (a rule over it can tell "fine" from "no such counter here").
       if (ceiling > 0) {
         sink.add("rdma_saturated",
-                 port_labels(view, {{group.label.name, group.label.value},
-                                    {group.index_label, group.index},
-                                    {"counter", group.series}}),
-                 SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, std::move(origin));
+                 LabelDraft(view, {{group.label.name, group.label.value},
+                                   {group.index_label, group.index},
+                                   {"counter", group.series}}),
+                 SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, alt.origin);
       }
       break;
     }
@@ -280,15 +314,15 @@ std::size_t routable_gids(const PortSample& port, std::string_view type) {
 void add_port_gauges(const PortView& view, SeriesSink& sink) {
   const PortSample& port = view.port;
   if (port.state_id) {
-    sink.add("rdma_port_state", port_labels(view), SeriesKind::gauge, *port.state_id, 0,
+    sink.add("rdma_port_state", LabelDraft(view), SeriesKind::gauge, *port.state_id, 0,
              "port/state");
   }
   if (port.phys_state_id) {
-    sink.add("rdma_port_phys_state", port_labels(view), SeriesKind::gauge, *port.phys_state_id, 0,
+    sink.add("rdma_port_phys_state", LabelDraft(view), SeriesKind::gauge, *port.phys_state_id, 0,
              "port/phys_state");
   }
   if (port.rate_gbps) {
-    sink.add("rdma_port_rate_bytes_per_second", port_labels(view), SeriesKind::gauge,
+    sink.add("rdma_port_rate_bytes_per_second", LabelDraft(view), SeriesKind::gauge,
              *port.rate_gbps * kBytesPerGigabit, 0, "port/rate");
   }
   // How many hw_counters the port has, for drivers the table maps: with the canonical series it
@@ -296,11 +330,11 @@ void add_port_gauges(const PortView& view, SeriesSink& sink) {
   const std::size_t hw_counters =
       port.hw_counters.size() + (view.first_port ? view.device.hw_counters.size() : 0);
   if (view.device_family != DriverFamily::any && hw_counters > 0) {
-    sink.add("rdma_port_hw_counters", port_labels(view), SeriesKind::gauge,
+    sink.add("rdma_port_hw_counters", LabelDraft(view), SeriesKind::gauge,
              static_cast<double>(hw_counters), 0, "hw_counters/");
   }
   if (port.hw_counters_lifespan_ms) {
-    sink.add("rdma_hw_counters_lifespan_seconds", port_labels(view), SeriesKind::gauge,
+    sink.add("rdma_hw_counters_lifespan_seconds", LabelDraft(view), SeriesKind::gauge,
              *port.hw_counters_lifespan_ms / kMsPerSecond, 0, "hw_counters/lifespan");
   }
   // GID counts only mean something on RoCE (Ethernet link layer) ports. An empty table on such
@@ -313,7 +347,7 @@ void add_port_gauges(const PortView& view, SeriesSink& sink) {
                                        std::pair{"rdma_port_roce_v1_gids", "IB/RoCE v1"}}) {
       const std::size_t routable = routable_gids(port, type);
       if (routable == 0 && !port.gid_table_read) continue;
-      sink.add(series, port_labels(view), SeriesKind::gauge, static_cast<double>(routable), 0,
+      sink.add(series, LabelDraft(view), SeriesKind::gauge, static_cast<double>(routable), 0,
                "port/gids");
     }
   }
@@ -323,7 +357,7 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
   if (view.netdev == nullptr) return;
   const NetdevSample& netdev = *view.netdev;
   if (netdev.mtu) {
-    sink.add("rdma_netdev_mtu_bytes", port_labels(view), SeriesKind::gauge, *netdev.mtu, 0,
+    sink.add("rdma_netdev_mtu_bytes", LabelDraft(view), SeriesKind::gauge, *netdev.mtu, 0,
              "netdev/mtu");
   }
   if (!netdev.operstate.empty()) {
@@ -331,7 +365,7 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
     // (dummy, lo, some virtual NICs: IF_OPER_UNKNOWN, Documentation/networking/operstates.rst),
     // so it counts as up; "down", "lowerlayerdown", "notpresent", "dormant" do not.
     const bool up = netdev.operstate == "up" || netdev.operstate == "unknown";
-    sink.add("rdma_netdev_up", port_labels(view), SeriesKind::gauge, up ? 1 : 0, 0,
+    sink.add("rdma_netdev_up", LabelDraft(view), SeriesKind::gauge, up ? 1 : 0, 0,
              "netdev/operstate");
   }
   if (netdev.pause) {
@@ -341,12 +375,12 @@ void add_netdev_series(const PortView& view, SeriesSink& sink) {
         {"rx", netdev.pause->rx}, {"tx", netdev.pause->tx}};
     for (const auto& [direction, enabled] : directions) {
       if (!enabled) continue;
-      sink.add("rdma_global_pause_enabled", port_labels(view, {{"direction", direction}}),
+      sink.add("rdma_global_pause_enabled", LabelDraft(view, {{"direction", direction}}),
                SeriesKind::gauge, *enabled ? 1 : 0, 0, "ethtool/pause");
     }
   }
   if (netdev.carrier_changes) {
-    sink.add("rdma_netdev_carrier_changes_total", port_labels(view), SeriesKind::counter,
+    sink.add("rdma_netdev_carrier_changes_total", LabelDraft(view), SeriesKind::counter,
              static_cast<double>(*netdev.carrier_changes), 0, "netdev/carrier_changes");
   }
 }
@@ -363,7 +397,7 @@ void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
   if (!stats.contains("rx_prio0_bytes")) return;
   for (int p = 0; p < kPriorityCount; ++p) {
     const std::string raw = expand_raw_name("rx_prio{p}_pause", p);
-    sink.add("rdma_pfc_enabled", port_labels(view, {{"priority", std::to_string(p)}}),
+    sink.add("rdma_pfc_enabled", LabelDraft(view, {{"priority", std::to_string(p)}}),
              SeriesKind::gauge, stats.contains(raw) ? 1 : 0, 0, "ethtool/" + raw);
   }
 }
@@ -404,14 +438,15 @@ void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, Vis
 
 namespace {
 
-/// Every canonical series of the snapshot, in the order the port walk makes them. `expected`:
-/// how many there were last time, so the vector is sized once (it grew by doubling, moving
-/// every series made so far each time).
-std::vector<Series> emit_series(const Snapshot& snapshot, std::size_t expected = 0,
+/// Every canonical series of the snapshot, in the order the port walk makes them. Sized for as
+/// many as last time (the vector grew by doubling, moving every series made so far each time).
+/// `previous`: the series of the last snapshot, in the order they were made (SeriesSink).
+std::vector<Series> emit_series(const Snapshot& snapshot,
+                                std::span<const SeriesShape> previous = {},
                                 TermSlotCache* term_slots = nullptr) {
   std::vector<Series> series;
-  series.reserve(expected);
-  SeriesSink sink(series);
+  series.reserve(previous.size());
+  SeriesSink sink(series, previous);
   for_each_port_view(snapshot, term_slots, [&](const PortView& view) {
     add_table_series(view, sink);
     add_port_gauges(view, sink);
@@ -458,16 +493,17 @@ std::vector<Series> normalize(const Snapshot& snapshot) {
 }
 
 std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
-  std::vector<Series> series = emit_series(snapshot, shape_.size(), &term_slots_);
-  const bool same_shape =
-      series.size() == shape_.size() &&
-      std::equal(series.begin(), series.end(), shape_.begin(), [](const Series& s, const Shape& k) {
-        return s.name == k.name && s.labels == k.labels;
-      });
+  std::vector<Series> series = emit_series(snapshot, shape_, &term_slots_);
+  // The labels are mostly last tick's own (SeriesSink): compared by pointer.
+  const bool same_shape = series.size() == shape_.size() &&
+                          std::equal(series.begin(), series.end(), shape_.begin(),
+                                     [](const Series& s, const SeriesShape& k) {
+                                       return s.name == k.name && s.labels == k.labels;
+                                     });
   if (!same_shape) {
     shape_.clear();
     shape_.reserve(series.size());
-    for (const Series& s : series) shape_.push_back(Shape{s.name, s.labels});
+    for (const Series& s : series) shape_.push_back(SeriesShape{s.name, s.labels});
     order_ = key_order(series);
   }
   return take_in_order(series, order_);

@@ -41,11 +41,18 @@ struct Observation {
 
 Observation make_observation(Snapshot snapshot);
 
+/// One series as the Normalizer made it: its name and labels, kept for the next snapshot.
+struct SeriesShape {
+  std::string name;
+  SharedLabels labels;
+};
+
 /// normalize() for a sequence of snapshots of one host: the series a snapshot yields are the
 /// same names and labels, made in the same order, from one tick to the next until discovery
 /// changes something, and so is their sorted order. It is computed (a series key per series and
 /// a sort: a third of normalize on a 16-port host, issue 18) only when they differ from the
-/// previous snapshot's; the result is always what normalize() returns.
+/// previous snapshot's, and a series whose labels equal its position's last time shares them
+/// (labels.h); the result is always equal to what normalize() returns.
 class Normalizer {
  public:
   std::vector<Series> normalize(const Snapshot& snapshot);
@@ -53,11 +60,9 @@ class Normalizer {
   Observation observe(Snapshot snapshot);
 
  private:
-  struct Shape {
-    std::string name;
-    Labels labels;
-  };
-  std::vector<Shape> shape_;        ///< the previous snapshot's series, in the order made
+  /// The previous snapshot's series, in the order made: the next one's labels are theirs where
+  /// equal, and the sort below is redone only when they differ.
+  std::vector<SeriesShape> shape_;
   std::vector<std::size_t> order_;  ///< their positions in series_key order, duplicates out
   /// The counter table's raw names found once per counter map's names, not per tick.
   TermSlotCache term_slots_;

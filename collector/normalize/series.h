@@ -8,16 +8,15 @@
 #include <utility>
 #include <vector>
 
-namespace rdmatop {
+#include "collector/normalize/labels.h"
 
-/// Sorted by label name; no duplicate names.
-using Labels = std::vector<std::pair<std::string, std::string>>;
+namespace rdmatop {
 
 enum class SeriesKind : std::uint8_t { counter, gauge };
 
 struct Series {
-  std::string name;  ///< "rdma_pfc_pause_seconds_total"
-  Labels labels;     ///< {device, direction, netdev, port, priority}
+  std::string name;     ///< "rdma_pfc_pause_seconds_total"
+  SharedLabels labels;  ///< {device, direction, netdev, port, priority}
   SeriesKind kind = SeriesKind::counter;
   double value = 0;  ///< in the canonical unit (seconds, bytes, packets, events)
   /// For counters: the value at which the underlying raw counter wraps, in canonical units

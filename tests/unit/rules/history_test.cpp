@@ -221,7 +221,7 @@ TEST_CASE("History files a series by its labels, not by where it arrived last ti
   CHECK(y_port(h, "1")->points().size() == 2);
   // A new series at a known position, and a series with one label more than its neighbour.
   Series extra = y_gauge("1", 99);
-  extra.labels.emplace_back("priority", "3");
+  extra.labels.edit().emplace_back("priority", "3");
   h.ingest({y_gauge("3", 30), extra, y_gauge("1", 12)}, kT0 + 2000);
   CHECK(h.series_count() == 4);
   CHECK(newest_value(y_port(h, "3")) == 30);

@@ -895,4 +895,40 @@ TEST_CASE(
   CHECK(observed.snapshot.devices.size() == sequence.front().devices.size());
 }
 
+TEST_CASE("Normalizer: a series keeps the labels it had last snapshot; changed ones are new",
+          "[normalize]") {
+  rdmatop::Normalizer normalizer;
+  Snapshot snap = two_hosts_in_one();
+  const std::vector<Series> first = normalizer.normalize(snap);
+  snap.devices[0].ports[0].counters["port_rcv_data"] += 5000;
+  const std::vector<Series> second = normalizer.normalize(snap);
+  REQUIRE(second.size() == first.size());
+  std::size_t port_series = 0;
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    INFO(series_key(first[i].name, first[i].labels));
+    // Every series of a port is made through the labels draft; host-scope ones need not be.
+    if (label_value(first[i].labels, "port").empty()) continue;
+    ++port_series;
+    CHECK(second[i].labels.shares_with(first[i].labels));
+  }
+  CHECK(port_series > 50);
+  // The second device renamed: its series' labels are new, the first device's still shared.
+  snap.devices[1].name = "aaa_rxe0";
+  const std::vector<Series> third = normalizer.normalize(snap);
+  check_same_series(third, normalize(snap));
+  std::size_t renamed = 0;
+  for (const Series& s : third) {
+    const bool shared = std::any_of(second.begin(), second.end(), [&](const Series& before) {
+      return s.labels.shares_with(before.labels);
+    });
+    if (label_value(s.labels, "device") == "aaa_rxe0") {
+      ++renamed;
+      CHECK_FALSE(shared);
+    } else if (!label_value(s.labels, "port").empty()) {
+      CHECK(shared);
+    }
+  }
+  CHECK(renamed > 0);
+}
+
 }  // namespace normalizer_memory_test
