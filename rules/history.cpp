@@ -154,7 +154,9 @@ void History::record_arrivals(const std::vector<Series>& series,
     const std::size_t begin = arrivals.packed.size();
     pack_arrival(arrivals.packed, series[i]);
     Entry* entry = filed[i].first;
-    arrivals.positions.push_back({entry, entry->origin_changes, begin, arrivals.packed.size()});
+    const Series& s = series[i];
+    arrivals.positions.push_back({entry, entry->origin_changes, begin, arrivals.packed.size(),
+                                  s.name, s.labels, s.origin, s.kind});
   }
 }
 
@@ -174,7 +176,7 @@ void History::ingest(const std::vector<Series>& series, Timestamp ts, const std:
     // The same series as last tick at this position, and nothing changed its entry's origin
     // since: same entry, same origin.
     if (same != nullptr && (origins_as_recorded || same->origin_changes == was->origin_changes) &&
-        arrived_as(s, packed.substr(was->begin, was->end - was->begin))) {
+        (was->shared_by(s) || arrived_as(s, packed.substr(was->begin, was->end - was->begin)))) {
       samples.emplace_back(same, s.value);
       continue;
     }

@@ -91,6 +91,16 @@ class History : public promql::Queryable {
       std::uint64_t origin_changes = 0;  ///< the entry's origin_changes when filed
       std::size_t begin = 0;             ///< the record is packed[begin, end)
       std::size_t end = 0;
+      /// The series' own name, labels and origin: a series of the Normalizer's next tick holds
+      /// the same ones (labels.h), and is then known without reading the record.
+      SharedText name;
+      SharedLabels labels;
+      SharedText origin;
+      SeriesKind kind = SeriesKind::counter;
+      bool shared_by(const Series& s) const {
+        return s.name.shares_with(name) && s.labels.shares_with(labels) &&
+               s.origin.shares_with(origin) && s.kind == kind;
+      }
     };
     std::vector<Position> positions;
     /// History::origin_changes_ when recorded: while it is unchanged, no entry's origin

@@ -319,8 +319,8 @@ std::vector<Line> history_lines(const History& history, const std::string& devic
 }
 
 std::string series_suffix(const Series& s) {
-  if (s.name.find("_seconds_total") != std::string::npos) return "%";
-  if (s.name.find("_bytes") != std::string::npos) return " B/s";
+  if (s.name.contains("_seconds_total")) return "%";
+  if (s.name.contains("_bytes")) return " B/s";
   return "/s";
 }
 
@@ -448,7 +448,7 @@ std::vector<Line> detail_body(const History& history, const PublishedTick& repor
   out.push_back(text_line("CANONICAL SERIES", Tone::heading));
   std::vector<Row> series;
   for (const auto& s : pr.series) {
-    const bool bytes = s.series.name.find("_bytes") != std::string::npos;
+    const bool bytes = s.series.name.contains("_bytes");
     Row row;
     row.cells.push_back(Cell{s.series.name + labels_text(s.series.labels), Tone::normal, {}});
     row.cells.push_back(

@@ -229,19 +229,25 @@ class LabelDraft {
 
 class SeriesSink {
  public:
-  /// `previous`: last tick's series in the order they were made (their labels are taken over).
+  /// `previous`: last tick's series in the order they were made: a series takes over the name,
+  /// labels and origin its position had there where they are equal (shared_text.h, labels.h).
   SeriesSink(std::vector<Series>& out, std::span<const SeriesShape> previous = {})
       : out_(out), previous_(previous) {}
 
   void add(std::string_view name, const LabelDraft& labels, SeriesKind kind, double value,
-           double wrap_modulus, std::string origin, double saturation_value = 0) {
+           double wrap_modulus, std::string_view origin, double saturation_value = 0) {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
     const std::size_t at = out_.size();
-    SharedLabels made = at < previous_.size() && labels.matches(previous_[at].labels)
-                            ? previous_[at].labels
-                            : SharedLabels(labels.make());
-    out_.push_back(Series{std::string(name), std::move(made), kind, value, wrap_modulus,
-                          saturation_value, std::move(origin)});
+    if (at >= previous_.size()) {
+      out_.push_back(Series{SharedText(name), labels.make(), kind, value, wrap_modulus,
+                            saturation_value, SharedText(origin)});
+      return;
+    }
+    const SeriesShape& was = previous_[at];
+    out_.push_back(Series{was.name == name ? was.name : SharedText(name),
+                          labels.matches(was.labels) ? was.labels : SharedLabels(labels.make()),
+                          kind, value, wrap_modulus, saturation_value,
+                          was.origin == origin ? was.origin : SharedText(origin)});
   }
 
  private:
@@ -500,10 +506,16 @@ std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
                                      [](const Series& s, const SeriesShape& k) {
                                        return s.name == k.name && s.labels == k.labels;
                                      });
-  if (!same_shape) {
+  if (same_shape) {
+    // An origin may change alone (a fallback row of the table took over): the next tick shares
+    // the new one.
+    for (std::size_t i = 0; i < series.size(); ++i) {
+      if (!series[i].origin.shares_with(shape_[i].origin)) shape_[i].origin = series[i].origin;
+    }
+  } else {
     shape_.clear();
     shape_.reserve(series.size());
-    for (const Series& s : series) shape_.push_back(SeriesShape{s.name, s.labels});
+    for (const Series& s : series) shape_.push_back(SeriesShape{s.name, s.labels, s.origin});
     order_ = key_order(series);
   }
   return take_in_order(series, order_);

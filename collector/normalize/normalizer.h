@@ -41,10 +41,11 @@ struct Observation {
 
 Observation make_observation(Snapshot snapshot);
 
-/// One series as the Normalizer made it: its name and labels, kept for the next snapshot.
+/// One series as the Normalizer made it, kept for the next snapshot.
 struct SeriesShape {
-  std::string name;
+  SharedText name;
   SharedLabels labels;
+  SharedText origin;
 };
 
 /// normalize() for a sequence of snapshots of one host: the series a snapshot yields are the

@@ -9,13 +9,14 @@
 #include <vector>
 
 #include "collector/normalize/labels.h"
+#include "collector/normalize/shared_text.h"
 
 namespace rdmatop {
 
 enum class SeriesKind : std::uint8_t { counter, gauge };
 
 struct Series {
-  std::string name;     ///< "rdma_pfc_pause_seconds_total"
+  SharedText name;      ///< "rdma_pfc_pause_seconds_total"
   SharedLabels labels;  ///< {device, direction, netdev, port, priority}
   SeriesKind kind = SeriesKind::counter;
   double value = 0;  ///< in the canonical unit (seconds, bytes, packets, events)
@@ -25,7 +26,7 @@ struct Series {
   /// For counters that stop at their width instead of wrapping (IB PMA PortCounters): the value
   /// they stop at, in canonical units; 0 when the counter does not saturate.
   double saturation_value = 0;
-  std::string origin;  ///< where it came from: "hw_counters/np_cnp_sent", "ethtool/rx_prio3_pause"
+  SharedText origin;  ///< where it came from: "hw_counters/np_cnp_sent", "ethtool/rx_prio3_pause"
 };
 
 /// Appends a series, sorting its labels into the Labels order (no wrap modulus).

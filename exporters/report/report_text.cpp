@@ -117,8 +117,8 @@ std::string series_table(const TickPort& pr) {
       continue;
     }
     if (!label_value(s.series.labels, "priority").empty() && s.series.value == 0) continue;
-    const bool bytes = s.series.name.find("_bytes") != std::string::npos;
-    const bool seconds = s.series.name.find("_seconds_total") != std::string::npos;
+    const bool bytes = s.series.name.contains("_bytes");
+    const bool seconds = s.series.name.contains("_seconds_total");
     std::string rate = kAbsentCell;
     if (s.series.kind == SeriesKind::counter) {
       rate = format_rate(s.rate, seconds ? "%" : bytes ? " B/s" : "/s");

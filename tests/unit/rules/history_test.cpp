@@ -239,3 +239,32 @@ TEST_CASE("History files a series by its labels, not by where it arrived last ti
   CHECK(y_port(h, "2")->points().size() == 1);
   CHECK(newest_value(y_port(h, "3")) == 32);
 }
+
+TEST_CASE(
+    "History knows a series that holds last tick's name, labels and origin, and still "
+    "sees what changed",
+    "[rules][history]") {
+  History h;
+  // Copies of one tick's series share their strings, as the Normalizer's ticks do.
+  std::vector<Series> tick{x_counter("1", 100, "hw/a"), x_counter("2", 200, "hw/a")};
+  h.ingest(tick, kT0);
+  tick[0].value = 110;
+  tick[1].value = 210;
+  h.ingest(tick, kT0 + 1000);
+  REQUIRE(x_port(h, "1")->points().size() == 2);
+  CHECK(x_port(h, "2")->points().back().v == 210);
+  // Swapped positions: each series shares the other position's strings, not its own.
+  std::swap(tick[0], tick[1]);
+  tick[0].value = 220;
+  tick[1].value = 120;
+  h.ingest(tick, kT0 + 2000);
+  CHECK(x_port(h, "1")->points().back().v == 120);
+  CHECK(x_port(h, "2")->points().back().v == 220);
+  // The same name and labels from another raw counter: the counter starts again.
+  tick[1].origin = SharedText("ethtool/b");
+  tick[1].value = 7;
+  h.ingest(tick, kT0 + 3000);
+  REQUIRE(x_port(h, "1")->points().size() == 1);
+  CHECK(x_port(h, "1")->points().front().v == 7);
+  CHECK(x_port(h, "2")->points().size() == 4);
+}

@@ -123,7 +123,7 @@ TEST_CASE("unknown retransmits and no prober produce no series", "[probe_series]
   for (const Series& s : normalize(snap)) {
     INFO(s.name);
     CHECK(s.name != "rdma_probe_retransmits_total");
-    CHECK(s.name.rfind("rdmatop_prober_", 0) != 0);
+    CHECK_FALSE(s.name.starts_with("rdmatop_prober_"));
   }
   CHECK(normalize(Snapshot{}).empty());
 }
