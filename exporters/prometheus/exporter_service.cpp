@@ -57,11 +57,12 @@ void ExporterService::poll_once() {
 }
 
 void ExporterService::render_page() {
+  const std::lock_guard<std::mutex> lock(render_mutex_);
   ExporterView v = view();
   std::shared_ptr<const void> source = v.report;
-  page_->publish(
-      render_metrics_page(std::move(v), metrics_, options_.read_process, page_->last_size() + 4096),
-      std::move(source));
+  page_->publish(render_metrics_page(std::move(v), metrics_, options_.read_process,
+                                     page_->last_size() + 4096, &line_cache_),
+                 std::move(source));
 }
 
 void ExporterService::poll_loop(const std::stop_token& stop) {

@@ -73,6 +73,10 @@ class ExporterService {
   std::condition_variable_any wake_;
 
   std::unique_ptr<MetricsPage> page_;
+  /// One page is rendered at a time (the poll thread after each collection, a scrape for a
+  /// tick the fast path republished): the line cache is the last page's.
+  std::mutex render_mutex_;
+  MetricsLineCache line_cache_;      // guarded by render_mutex_
   std::unique_ptr<BasicAuth> auth_;  ///< null without basic_auth_users
   std::unique_ptr<http::HttpServer> server_;
   std::jthread poller_;

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "collector/normalize/metric_catalogue.h"
+#include "exporters/prometheus/line_cache.h"
 #include "exporters/prometheus/probe_metrics.h"
 #include "exporters/prometheus/text_exposition.h"
 
@@ -101,6 +102,13 @@ class FamilySet {
     return Run(*this, name, labels, key_label);
   }
 
+  void add_series(const Series& series) { add(series.name, series.labels, series.value); }
+  /// The cached form of a raw map's run (TextFamilySet): none here.
+  bool add_cached_raw_map(const std::string&, const Labels&, const std::string&, const CounterMap&,
+                          const RawCounterFilter&) {
+    return false;
+  }
+
   std::vector<MetricFamily> take() {
     std::vector<MetricFamily> out;
     out.reserve(families_.size());
@@ -116,26 +124,48 @@ class FamilySet {
 /// no label copies, one line appended per sample to its family's text.
 class TextFamilySet {
  public:
+  /// `cache`: the lines' heads kept from the last page (line_cache.h); null to write them all.
+  explicit TextFamilySet(MetricsLineCache* cache = nullptr) : cache_(cache) {}
+
   void add(const std::string& name, const Labels& labels, double value) {
-    // name{label="value",...} value\n: the labels, "{}", the space and the line feed.
-    std::size_t bound = name.size() + 4 + LineWriter::kMaxValueText;
-    for (const auto& [label, label_value_text] : labels) {
-      bound += LineWriter::label_bound(label, label_value_text);
+    std::string& lines = family(name).lines;
+    append_sample_head(lines, name, labels);
+    append_value_end(lines, value);
+  }
+
+  void add_series(const Series& series) {
+    if (cache_ == nullptr) {
+      add(series.name, series.labels, series.value);
+      return;
     }
-    LineWriter line(family(name).lines, bound);
-    line.text(name);
-    if (!labels.empty()) {
-      line.text('{');
-      bool first = true;
-      for (const auto& [label, label_value_text] : labels) {
-        line.label(first, label, label_value_text);
-        first = false;
-      }
-      line.text('}');
-    }
-    line.text(' ');
-    line.value(value);
+    std::string& lines = family(series.name).lines;
+    const std::string_view head = cache_->series_head(series_at_++, series);
+    LineWriter line(lines, head.size() + LineWriter::kMaxValueText + 1);
+    line.text(head);
+    line.value(series.value);
     line.text('\n');
+  }
+
+  /// A raw map's lines from the heads the cache keeps for it; false without a cache.
+  bool add_cached_raw_map(const std::string& name, const Labels& labels,
+                          const std::string& key_label, const CounterMap& counters,
+                          const RawCounterFilter& filter) {
+    if (cache_ == nullptr) return false;
+    const MetricsLineCache::RawRun& run =
+        cache_->raw_run(raw_at_++, name, labels, key_label, counters, filter);
+    // No family for a map whose counters are all filtered out, as Run makes it.
+    if (run.slots.empty()) return true;
+    LineWriter line(family(name).lines,
+                    run.heads.size() + run.slots.size() * (LineWriter::kMaxValueText + 1));
+    const std::vector<std::uint64_t>& values = counters.values();
+    std::uint32_t begin = 0;
+    for (std::size_t k = 0; k < run.slots.size(); ++k) {
+      line.text(std::string_view(run.heads).substr(begin, run.ends[k] - begin));
+      line.value(static_cast<double>(values[run.slots[k]]));
+      line.text('\n');
+      begin = run.ends[k];
+    }
+    return true;
   }
 
   /// As FamilySet::Run: the text up to the key label's value is written once per run, each
@@ -205,9 +235,18 @@ class TextFamilySet {
     }
     return *last_;
   }
+  static void append_value_end(std::string& lines, double value) {
+    LineWriter line(lines, LineWriter::kMaxValueText + 1);
+    line.value(value);
+    line.text('\n');
+  }
+
   std::map<std::string, Family, std::less<>> families_;
   Family* last_ = nullptr;
   std::string last_name_;
+  MetricsLineCache* cache_;
+  std::size_t series_at_ = 0;  ///< canonical series written so far: the cache's position
+  std::size_t raw_at_ = 0;     ///< raw maps written so far
 };
 
 double seconds_since_epoch(std::chrono::system_clock::time_point t) {
@@ -217,15 +256,11 @@ double seconds_since_epoch(std::chrono::system_clock::time_point t) {
 template <class Families>
 void add_canonical_series(const PublishedTick& report, Families& out) {
   for (const TickPort& port : report.ports) {
-    for (const SeriesWithRate& s : port.series) {
-      out.add(s.series.name, s.series.labels, s.series.value);
-    }
+    for (const SeriesWithRate& s : port.series) out.add_series(s.series);
   }
   // Device- and host-scope configuration series (firmware, devlink health, NUMA node, IRQs,
   // RDMA processes) carry no port: they are in PublishedTick::host_series, not a port's.
-  for (const SeriesWithRate& s : report.host_series) {
-    out.add(s.series.name, s.series.labels, s.series.value);
-  }
+  for (const SeriesWithRate& s : report.host_series) out.add_series(s.series);
 }
 
 // Raw driver counters keep their source-native name as a label value: the kernel's names are
@@ -234,6 +269,7 @@ void add_canonical_series(const PublishedTick& report, Families& out) {
 template <class Families>
 void add_raw_map(const std::string& family, const Labels& base, const std::string& key_label,
                  const CounterMap& counters, const RawCounterFilter& filter, Families& out) {
+  if (out.add_cached_raw_map(family, base, key_label, counters, filter)) return;
   const bool ethtool_stats = key_label == "stat";
   auto run = out.run(family, base, key_label);
   for (const auto& [name, value] : counters) {
@@ -411,8 +447,8 @@ std::vector<MetricFamily> build_metric_families(const ExporterView& view,
 }
 
 std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
-                                std::size_t size_hint) {
-  TextFamilySet out;
+                                std::size_t size_hint, MetricsLineCache* cache) {
+  TextFamilySet out(cache);
   add_families(view, options, out);
   std::string text;
   text.reserve(size_hint);
@@ -422,11 +458,12 @@ std::string render_metrics_text(const ExporterView& view, const MetricsOptions& 
 }
 
 std::string render_metrics_page(ExporterView view, const MetricsOptions& options,
-                                const ProcessReader& read_process, std::size_t size_hint) {
+                                const ProcessReader& read_process, std::size_t size_hint,
+                                MetricsLineCache* cache) {
   if (read_process) {
     if (auto process = read_process()) view.process = *process;
   }
-  return render_metrics_text(view, options, size_hint);
+  return render_metrics_text(view, options, size_hint, cache);
 }
 
 }  // namespace rdmatop

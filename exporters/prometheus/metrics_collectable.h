@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "collector/model/process_metrics.h"
+#include "exporters/prometheus/line_cache.h"
 #include "exporters/prometheus/raw_counter_filter.h"
 #include "pipeline/tick.h"
 
@@ -56,13 +57,16 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
 /// The same families as build_metric_families, as the text format 0.0.4: byte for byte what
 /// text_exposition.h (and prometheus-cpp's TextSerializer) write of them, without building them
 /// (the unit test holds the two equal). `size_hint`: the bytes to reserve (the last page's size).
+/// `cache`: the line heads kept from the last page this writer wrote with the same `options`
+/// (line_cache.h; not thread-safe: one page at a time); null to write every line whole.
 std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
-                                std::size_t size_hint = 0);
+                                std::size_t size_hint = 0, MetricsLineCache* cache = nullptr);
 
 /// The exporter's page: render_metrics_text of `view` with the exporter's own process metrics,
 /// read now by `read_process` (on a host, a few small procfs reads of /proc/self, never sysfs
 /// or the NIC). An empty reader, or one that fails, leaves the process_* families out.
 std::string render_metrics_page(ExporterView view, const MetricsOptions& options,
-                                const ProcessReader& read_process, std::size_t size_hint = 0);
+                                const ProcessReader& read_process, std::size_t size_hint = 0,
+                                MetricsLineCache* cache = nullptr);
 
 }  // namespace rdmatop

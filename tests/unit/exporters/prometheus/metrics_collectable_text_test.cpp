@@ -76,3 +76,59 @@ TEST_CASE("the exporter's text is its families' serialization with probes and wi
   CHECK(render_metrics_text(empty, MetricsOptions{}, 1 << 16) ==
         through_families(empty, MetricsOptions{}));
 }
+
+TEST_CASE("the exporter's text with the last page's line heads is the text without them",
+          "[exporter][exposition]") {
+  // One cache per option set, through every scenario's ticks one after another: a scenario's
+  // later ticks find their heads kept (the same names, labels and counter names as the tick
+  // before), the next scenario's first tick finds other ports, labels and raw maps at the same
+  // positions.
+  const auto& scenarios = sim::builtin_scenarios();
+  REQUIRE(scenarios.errors.empty());
+  const auto sets = option_sets();
+  std::vector<MetricsLineCache> caches(sets.size());
+  std::size_t pages = 0;
+  for (const sim::Scenario& scenario : scenarios.scenarios) {
+    const test::Played played = test::play(scenario, 3);
+    for (const auto& report : played.reports) {
+      ExporterView view;
+      view.report = report;
+      view.poll.polls = 3;
+      for (std::size_t i = 0; i < sets.size(); ++i) {
+        INFO(scenario.name << ", option set " << i);
+        const std::string cached = render_metrics_text(view, sets[i], 0, &caches[i]);
+        CHECK(cached == render_metrics_text(view, sets[i]));
+        ++pages;
+      }
+    }
+  }
+  CHECK(pages >= 3 * 3 * scenarios.scenarios.size());
+}
+
+TEST_CASE("the line heads of a raw counter map follow its names, not only its labels",
+          "[exporter][exposition]") {
+  const auto& scenarios = sim::builtin_scenarios();
+  REQUIRE(scenarios.errors.empty());
+  const test::Played played = test::play(scenarios.scenarios.front(), 2);
+  PublishedTick tick = *played.reports.back();
+  REQUIRE_FALSE(tick.snapshot.devices.empty());
+  REQUIRE_FALSE(tick.snapshot.devices[0].ports.empty());
+  MetricsLineCache cache;
+  std::vector<PublishedTick> sequence{tick};
+  CounterMap& counters = tick.snapshot.devices[0].ports[0].hw_counters;
+  for (auto&& [name, value] : counters) value += 5;  // the same names, other values
+  sequence.push_back(tick);
+  counters["aaa_first"] = 1;  // a name in front: every other counter's position moves
+  sequence.push_back(tick);
+  counters.erase("aaa_first");
+  const std::string first = counters.begin()->first;
+  counters.erase(first);  // one fewer
+  sequence.push_back(tick);
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    INFO("tick " << i);
+    ExporterView view;
+    view.report = std::make_shared<const PublishedTick>(sequence[i]);
+    CHECK(render_metrics_text(view, MetricsOptions{}, 0, &cache) ==
+          render_metrics_text(view, MetricsOptions{}));
+  }
+}

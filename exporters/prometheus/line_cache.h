@@ -1,0 +1,61 @@
+// The parts of the /metrics page that stay the same between collections, kept by the page's
+// writer (render_metrics_text): every sample line's text up to its value.
+//
+// Of the 16-port host's 8,600 lines, every one's name and labels are what they were last
+// collection until discovery changes something; only the values change. Writing them again
+// each collection (escaping each label value, filtering each raw counter name) was most of the
+// page's cost, the largest part of a collection without rules (issue 18, bench/README.md).
+// Lines are kept by their position in the page's walk and checked cheaply: a canonical series
+// by the name and labels it shares with last collection's (shared_text.h, labels.h), a raw
+// counter map by its names vector (counter_map.h) and its object's labels.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "collector/model/counter_map.h"
+#include "collector/normalize/series.h"
+#include "exporters/prometheus/raw_counter_filter.h"
+
+namespace rdmatop {
+
+/// Writes "name{label="value",...} ": a sample line up to its value (text format 0.0.4).
+void append_sample_head(std::string& out, std::string_view name, const Labels& labels);
+
+class MetricsLineCache {
+ public:
+  /// The head of the line of `series`, the `at`-th canonical series of the page's walk.
+  std::string_view series_head(std::size_t at, const Series& series);
+
+  /// One raw counter map's lines: the heads of the counters `filter` admits, in the map's
+  /// order, one after another in `heads`; `ends[k]` ends the k-th, whose value is
+  /// `values()[slots[k]]`.
+  struct RawRun {
+    std::string family;
+    Labels labels;  ///< the object's, without the counter's own label
+    SharedCounterNames names;
+    const RawCounterFilter* filter = nullptr;
+    std::string heads;
+    std::vector<std::uint32_t> ends;
+    std::vector<std::uint32_t> slots;
+  };
+  /// The lines of `counters`, the `at`-th raw map of the page's walk: samples of `family`
+  /// whose labels are `labels`, then `key_label` set to the counter's name.
+  const RawRun& raw_run(std::size_t at, const std::string& family, const Labels& labels,
+                        const std::string& key_label, const CounterMap& counters,
+                        const RawCounterFilter& filter);
+
+ private:
+  struct SeriesHead {
+    SharedText name;
+    SharedLabels labels;
+    std::string head;
+  };
+  std::vector<SeriesHead> series_;
+  std::vector<RawRun> raw_;
+};
+
+}  // namespace rdmatop
