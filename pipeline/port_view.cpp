@@ -137,26 +137,35 @@ PortView build_port_view(const std::vector<SeriesWithRate>& series) {
     if (p.rates.empty()) p.rates.resize(prio_defs.size());
     return p;
   };
+  // The series are sorted by name: the table is asked once per name, not once per series.
+  std::string_view slots_of;
+  const FigureSlots* slots = nullptr;
+  bool pfc_enabled = false;
   // One pass, in series order, so sums add in the same order as before.
   for (const SeriesWithRate& s : series) {
+    if (slots_of.data() == nullptr || s.series.name != slots_of) {
+      slots_of = s.series.name.str();
+      pfc_enabled = slots_of == kPfcEnabled;
+      const auto it = slots_by_series().find(slots_of);
+      slots = it != slots_by_series().end() ? &it->second : nullptr;
+    }
+    if (!pfc_enabled && slots == nullptr) continue;
     const std::string& prio = label_value(s.series.labels, "priority");
-    if (s.series.name == kPfcEnabled) {
+    if (pfc_enabled) {
       if (prio.empty()) continue;
       Priority& p = priority(prio);
       p.enabled = s.series.value != 0;
       p.shown = p.shown || s.series.value != 0;
       continue;
     }
-    const auto slots = slots_by_series().find(s.series.name);
-    if (slots == slots_by_series().end()) continue;
     const std::string& direction = label_value(s.series.labels, "direction");
-    for (const std::size_t k : slots->second.port) {
+    for (const std::size_t k : slots->port) {
       if (feeds(port_defs[k], s.series, direction)) port_rates[k].push_back(s.rate);
     }
-    if (prio.empty() || slots->second.priority.empty()) continue;
+    if (prio.empty() || slots->priority.empty()) continue;
     Priority& p = priority(prio);
     p.shown = p.shown || s.series.value != 0;
-    for (const std::size_t k : slots->second.priority) {
+    for (const std::size_t k : slots->priority) {
       if (feeds(prio_defs[k], s.series, direction)) p.rates[k].push_back(s.rate);
     }
   }
