@@ -36,11 +36,13 @@ struct Alternative {
   DriverFamily driver = DriverFamily::any;
   RawSource first_source = RawSource::port_hw_counters;
   std::vector<Term> terms;
-  std::string origin;  ///< the terms' origins joined by '+': the series' origin
+  /// The terms' origins joined by '+': the series' origin, one string for every port and tick.
+  SharedText origin;
 };
 
 struct Group {
   std::string_view series;
+  SharedText name;  ///< `series`, one string for every port and tick
   FixedLabel label;
   std::string_view index_label;  ///< "priority" / "lane"; "" when the rows carry no placeholder
   std::string index;             ///< the placeholder's value, "3"
@@ -70,7 +72,8 @@ std::vector<Group> build_groups() {
           std::make_tuple(row.series, row.label.name, row.label.value, index_label, value);
       auto [it, inserted] = index.try_emplace(key, groups.size());
       if (inserted) {
-        groups.push_back(Group{row.series, row.label, index_label, std::move(value), {}});
+        groups.push_back(Group{
+            row.series, SharedText(row.series), row.label, index_label, std::move(value), {}});
       }
       Group& group = groups[it->second];
       std::string raw = placeholder != nullptr ? expand_raw_name(row.raw, i) : std::string(row.raw);
@@ -80,8 +83,7 @@ std::vector<Group> build_groups() {
         group.alternatives.push_back(Alternative{row.driver, row.source, {}});
       }
       Alternative& alt = group.alternatives.back();
-      if (!alt.origin.empty()) alt.origin += '+';
-      alt.origin += term.origin;
+      alt.origin = SharedText(alt.origin.empty() ? term.origin : alt.origin + "+" + term.origin);
       alt.terms.push_back(std::move(term));
     }
   }
@@ -234,6 +236,17 @@ class SeriesSink {
   SeriesSink(std::vector<Series>& out, std::span<const SeriesShape> previous = {})
       : out_(out), previous_(previous) {}
 
+  /// A series whose name and origin are the same strings at every tick (the counter table's):
+  /// only its labels are compared with last tick's.
+  void add_fixed(const SharedText& name, const LabelDraft& labels, SeriesKind kind, double value,
+                 double wrap_modulus, const SharedText& origin, double saturation_value = 0) {
+    if (!std::isfinite(value)) return;  // never publish NaN or infinity
+    const std::size_t at = out_.size();
+    const bool was_equal = at < previous_.size() && labels.matches(previous_[at].labels);
+    out_.push_back(Series{name, was_equal ? previous_[at].labels : SharedLabels(labels.make()),
+                          kind, value, wrap_modulus, saturation_value, origin});
+  }
+
   void add(std::string_view name, const LabelDraft& labels, SeriesKind kind, double value,
            double wrap_modulus, std::string_view origin, double saturation_value = 0) {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
@@ -286,16 +299,17 @@ void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wante
       // Summed terms share width and scale (checked at compile time): one modulus fits all. A
       // sum of saturating terms has no single ceiling, so only a lone term can saturate.
       const double ceiling = alt.terms.size() == 1 ? saturation_value(*alt.terms.front().row) : 0;
-      sink.add(group.series, labels, SeriesKind::counter, value,
-               wrap_modulus(*alt.terms.front().row), alt.origin, ceiling);
+      sink.add_fixed(group.name, labels, SeriesKind::counter, value,
+                     wrap_modulus(*alt.terms.front().row), alt.origin, ceiling);
       // One gauge per saturating counter, 0 or 1, so that "not saturated" is a reading and
       // not an absence (a rule over it can tell "fine" from "no such counter here").
       if (ceiling > 0) {
-        sink.add("rdma_saturated",
-                 LabelDraft(view, {{group.label.name, group.label.value},
-                                   {group.index_label, group.index},
-                                   {"counter", group.series}}),
-                 SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, alt.origin);
+        static const SharedText kSaturated("rdma_saturated");
+        sink.add_fixed(kSaturated,
+                       LabelDraft(view, {{group.label.name, group.label.value},
+                                         {group.index_label, group.index},
+                                         {"counter", group.series}}),
+                       SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, alt.origin);
       }
       break;
     }
