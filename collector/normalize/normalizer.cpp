@@ -247,20 +247,15 @@ class SeriesSink {
                           kind, value, wrap_modulus, saturation_value, origin});
   }
 
+  /// A series whose name and origin are made here: each is last tick's string where equal.
   void add(std::string_view name, const LabelDraft& labels, SeriesKind kind, double value,
            double wrap_modulus, std::string_view origin, double saturation_value = 0) {
-    if (!std::isfinite(value)) return;  // never publish NaN or infinity
     const std::size_t at = out_.size();
-    if (at >= previous_.size()) {
-      out_.push_back(Series{SharedText(name), labels.make(), kind, value, wrap_modulus,
-                            saturation_value, SharedText(origin)});
-      return;
-    }
-    const SeriesShape& was = previous_[at];
-    out_.push_back(Series{was.name == name ? was.name : SharedText(name),
-                          labels.matches(was.labels) ? was.labels : SharedLabels(labels.make()),
-                          kind, value, wrap_modulus, saturation_value,
-                          was.origin == origin ? was.origin : SharedText(origin)});
+    const SeriesShape* was = at < previous_.size() ? &previous_[at] : nullptr;
+    add_fixed(was != nullptr && was->name == name ? was->name : SharedText(name), labels, kind,
+              value, wrap_modulus,
+              was != nullptr && was->origin == origin ? was->origin : SharedText(origin),
+              saturation_value);
   }
 
  private:
@@ -520,13 +515,7 @@ std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
                                      [](const Series& s, const SeriesShape& k) {
                                        return s.name == k.name && s.labels == k.labels;
                                      });
-  if (same_shape) {
-    // An origin may change alone (a fallback row of the table took over): the next tick shares
-    // the new one.
-    for (std::size_t i = 0; i < series.size(); ++i) {
-      if (!series[i].origin.shares_with(shape_[i].origin)) shape_[i].origin = series[i].origin;
-    }
-  } else {
+  if (!same_shape) {
     shape_.clear();
     shape_.reserve(series.size());
     for (const Series& s : series) shape_.push_back(SeriesShape{s.name, s.labels, s.origin});

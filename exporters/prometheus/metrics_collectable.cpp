@@ -98,15 +98,17 @@ class FamilySet {
     const std::string& name_;
     Labels labels_;
   };
-  Run run(const std::string& name, const Labels& labels, const std::string& key_label) {
-    return Run(*this, name, labels, key_label);
-  }
 
   void add_series(const Series& series) { add(series.name, series.labels, series.value); }
-  /// The cached form of a raw map's run (TextFamilySet): none here.
-  bool add_cached_raw_map(const std::string&, const Labels&, const std::string&, const CounterMap&,
-                          const RawCounterFilter&) {
-    return false;
+  /// The counters of `counters` that `filter` admits: samples of `name` whose labels are
+  /// `labels`, then `key_label` set to the counter's name.
+  void add_raw_map(const std::string& name, const Labels& labels, const std::string& key_label,
+                   const CounterMap& counters, const RawCounterFilter& filter) {
+    const bool ethtool_stats = key_label == "stat";
+    Run run(*this, name, labels, key_label);
+    for (const auto& [counter, value] : counters) {
+      if (filter.admits(counter, ethtool_stats)) run.add(counter, static_cast<double>(value));
+    }
   }
 
   std::vector<MetricFamily> take() {
@@ -124,8 +126,10 @@ class FamilySet {
 /// no label copies, one line appended per sample to its family's text.
 class TextFamilySet {
  public:
-  /// `cache`: the lines' heads kept from the last page (line_cache.h); null to write them all.
-  explicit TextFamilySet(MetricsLineCache* cache = nullptr) : cache_(cache) {}
+  /// `cache`: the lines' heads kept from the last page (line_cache.h); null: a cache of this
+  /// page's own.
+  explicit TextFamilySet(MetricsLineCache* cache = nullptr)
+      : cache_(cache != nullptr ? cache : &own_cache_) {}
 
   void add(const std::string& name, const Labels& labels, double value) {
     std::string& lines = family(name).lines;
@@ -134,10 +138,6 @@ class TextFamilySet {
   }
 
   void add_series(const Series& series) {
-    if (cache_ == nullptr) {
-      add(series.name, series.labels, series.value);
-      return;
-    }
     std::string& lines = family(series.name).lines;
     const std::string_view head = cache_->series_head(series_at_++, series);
     LineWriter line(lines, head.size() + LineWriter::kMaxValueText + 1);
@@ -146,15 +146,13 @@ class TextFamilySet {
     line.text('\n');
   }
 
-  /// A raw map's lines from the heads the cache keeps for it; false without a cache.
-  bool add_cached_raw_map(const std::string& name, const Labels& labels,
-                          const std::string& key_label, const CounterMap& counters,
-                          const RawCounterFilter& filter) {
-    if (cache_ == nullptr) return false;
+  /// As FamilySet::add_raw_map, from the heads the cache keeps for the map.
+  void add_raw_map(const std::string& name, const Labels& labels, const std::string& key_label,
+                   const CounterMap& counters, const RawCounterFilter& filter) {
     const MetricsLineCache::RawRun& run =
         cache_->raw_run(raw_at_++, name, labels, key_label, counters, filter);
-    // No family for a map whose counters are all filtered out, as Run makes it.
-    if (run.slots.empty()) return true;
+    // No family for a map whose counters are all filtered out, as FamilySet makes none.
+    if (run.slots.empty()) return;
     LineWriter line(family(name).lines,
                     run.heads.size() + run.slots.size() * (LineWriter::kMaxValueText + 1));
     const std::vector<std::uint64_t>& values = counters.values();
@@ -165,47 +163,6 @@ class TextFamilySet {
       line.text('\n');
       begin = run.ends[k];
     }
-    return true;
-  }
-
-  /// As FamilySet::Run: the text up to the key label's value is written once per run, each
-  /// sample adds its key, its value and the line's end (the raw counters are most of the page:
-  /// ~6,800 of 8,600 samples on a 16-port mlx5 host).
-  class Run {
-   public:
-    Run(TextFamilySet& set, const std::string& name, std::string prefix)
-        : set_(set), name_(name), prefix_(std::move(prefix)) {}
-    void add(std::string_view key, double value) {
-      // The family is made by its first sample, as FamilySet makes it: a map whose counters
-      // are all filtered out adds no empty family.
-      if (lines_ == nullptr) lines_ = &set_.family(name_).lines;
-      LineWriter line(*lines_, prefix_.size() + LineWriter::label_value_bound(key) + 4 +
-                                   LineWriter::kMaxValueText);
-      line.text(prefix_);
-      line.label_value(key);
-      line.text("\"} ");
-      line.value(value);
-      line.text('\n');
-    }
-
-   private:
-    TextFamilySet& set_;
-    const std::string& name_;
-    std::string prefix_;
-    std::string* lines_ = nullptr;
-  };
-  Run run(const std::string& name, const Labels& labels, const std::string& key_label) {
-    std::string prefix = name;
-    prefix += '{';
-    bool first = true;
-    for (const auto& [label, label_value_text] : labels) {
-      append_label(prefix, first, label, label_value_text);
-      first = false;
-    }
-    if (!first) prefix += ',';
-    prefix += key_label;
-    prefix += "=\"";
-    return Run(*this, name, std::move(prefix));
   }
 
   /// The families in name order, `more` (already sorted by name) merged in; where a name is in
@@ -244,6 +201,7 @@ class TextFamilySet {
   std::map<std::string, Family, std::less<>> families_;
   Family* last_ = nullptr;
   std::string last_name_;
+  MetricsLineCache own_cache_;
   MetricsLineCache* cache_;
   std::size_t series_at_ = 0;  ///< canonical series written so far: the cache's position
   std::size_t raw_at_ = 0;     ///< raw maps written so far
@@ -269,12 +227,7 @@ void add_canonical_series(const PublishedTick& report, Families& out) {
 template <class Families>
 void add_raw_map(const std::string& family, const Labels& base, const std::string& key_label,
                  const CounterMap& counters, const RawCounterFilter& filter, Families& out) {
-  if (out.add_cached_raw_map(family, base, key_label, counters, filter)) return;
-  const bool ethtool_stats = key_label == "stat";
-  auto run = out.run(family, base, key_label);
-  for (const auto& [name, value] : counters) {
-    if (filter.admits(name, ethtool_stats)) run.add(name, static_cast<double>(value));
-  }
+  out.add_raw_map(family, base, key_label, counters, filter);
 }
 
 template <class Families>

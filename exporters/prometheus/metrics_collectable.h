@@ -58,7 +58,7 @@ std::vector<prometheus::MetricFamily> build_metric_families(const ExporterView& 
 /// text_exposition.h (and prometheus-cpp's TextSerializer) write of them, without building them
 /// (the unit test holds the two equal). `size_hint`: the bytes to reserve (the last page's size).
 /// `cache`: the line heads kept from the last page this writer wrote with the same `options`
-/// (line_cache.h; not thread-safe: one page at a time); null to write every line whole.
+/// (line_cache.h; not thread-safe: one page at a time); null: heads made for this page alone.
 std::string render_metrics_text(const ExporterView& view, const MetricsOptions& options,
                                 std::size_t size_hint = 0, MetricsLineCache* cache = nullptr);
 

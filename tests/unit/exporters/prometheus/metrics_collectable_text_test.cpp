@@ -77,7 +77,7 @@ TEST_CASE("the exporter's text is its families' serialization with probes and wi
         through_families(empty, MetricsOptions{}));
 }
 
-TEST_CASE("the exporter's text with the last page's line heads is the text without them",
+TEST_CASE("the exporter's text with the last page's line heads is the text with fresh ones",
           "[exporter][exposition]") {
   // One cache per option set, through every scenario's ticks one after another: a scenario's
   // later ticks find their heads kept (the same names, labels and counter names as the tick
