@@ -211,7 +211,7 @@ SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(
   // The whole directory in one call: a caching source reads the files it holds open with one
   // system call (FileSource::read_polled_many); `rel` is built only for a problem.
   std::vector<Result<std::string>> contents;
-  fs_.read_polled_many(path(dir), *files, contents);
+  fs_.read_polled_many(path(dir), files, contents);
   std::vector<std::uint64_t> values;
   values.reserve(names->size());
   std::vector<bool> read(files->size(), false);

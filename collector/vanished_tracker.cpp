@@ -14,27 +14,36 @@ namespace {
 // directory is a hundred names, and the message is read by people.
 constexpr std::size_t kNamesShown = 5;
 
-/// What this tick read under one prefix of a target: views into the Snapshot (or into the
-/// tick's own storage for port numbers), sorted.
+/// What this tick read under one prefix of a target, sorted: a counter map's names vector
+/// (`counters`, read in place), or views into the Snapshot or the tick's own storage (`names`,
+/// for the listings and the port numbers).
 struct SectionView {
   std::string_view prefix;
+  SharedCounterNames counters;
   std::vector<std::string_view> names;
 };
 using CurrentInventory = std::map<std::string, std::vector<SectionView>>;
 
 void add_counters(std::vector<SectionView>& into, std::string_view prefix,
                   const CounterMap& counters) {
-  SectionView view{prefix, {}};
-  view.names.reserve(counters.size());
-  for (const auto& entry : counters) view.names.push_back(entry.first);  // a map: sorted
-  into.push_back(std::move(view));
+  if (counters.empty()) {
+    into.push_back(SectionView{prefix, nullptr, {}});
+  } else {
+    into.push_back(SectionView{prefix, counters.names(), {}});  // a map's names: sorted
+  }
+}
+
+/// The view's names as views (its counter names, or its listing).
+std::vector<std::string_view> names_of(const SectionView& view) {
+  if (view.counters == nullptr) return view.names;
+  return {view.counters->begin(), view.counters->end()};
 }
 
 void add_sorted(std::vector<SectionView>& into, std::string_view prefix,
                 std::vector<std::string_view> names) {
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  into.push_back(SectionView{prefix, std::move(names)});
+  into.push_back(SectionView{prefix, nullptr, std::move(names)});
 }
 
 /// Everything `snapshot` read, by target; `storage` keeps the port numbers' text alive.
@@ -75,9 +84,12 @@ CurrentInventory current_inventory(const Snapshot& snapshot, std::deque<std::str
         ++i;
         continue;
       }
+      const std::vector<std::string_view> first = names_of(views[i - 1]);
+      const std::vector<std::string_view> second = names_of(views[i]);
       std::vector<std::string_view> both;
-      std::set_union(views[i - 1].names.begin(), views[i - 1].names.end(), views[i].names.begin(),
-                     views[i].names.end(), std::back_inserter(both));
+      std::set_union(first.begin(), first.end(), second.begin(), second.end(),
+                     std::back_inserter(both));
+      views[i - 1].counters = nullptr;
       views[i - 1].names = std::move(both);
       views.erase(views.begin() + static_cast<std::ptrdiff_t>(i));
     }
@@ -97,21 +109,21 @@ std::string describe_missing(const std::vector<std::string>& missing) {
   return message;
 }
 
-/// The names of `now` under `prefix` (views are unique per prefix), or none.
-const std::vector<std::string_view>& names_under(const std::vector<SectionView>& now,
-                                                 std::string_view prefix) {
-  static const std::vector<std::string_view> kNone;
+/// The view of `now` under `prefix` (views are unique per prefix), or null.
+const SectionView* view_under(const std::vector<SectionView>& now, std::string_view prefix) {
   for (const SectionView& view : now) {
-    if (view.prefix == prefix) return view.names;
+    if (view.prefix == prefix) return &view;
   }
-  return kNone;
+  return nullptr;
 }
 
 /// Walks the remembered and the current names of one section in step: appends what is missing
-/// now (joined with the prefix) to `missing` and adds what is new to `remembered`.
-void compare_section(std::string_view prefix, std::vector<std::string>& remembered,
-                     const std::vector<std::string_view>& current,
-                     std::vector<std::string>& missing) {
+/// now (joined with the prefix) to `missing` and adds what is new to `remembered`. True when
+/// the two were equal.
+template <class Names>
+bool compare_section(std::string_view prefix, std::vector<std::string>& remembered,
+                     const Names& current, std::vector<std::string>& missing) {
+  const std::size_t missing_before = missing.size();
   std::vector<std::string_view> added;
   auto old_it = remembered.begin();
   auto now_it = current.begin();
@@ -119,13 +131,13 @@ void compare_section(std::string_view prefix, std::vector<std::string>& remember
     if (now_it == current.end() || (old_it != remembered.end() && *old_it < *now_it)) {
       missing.push_back(std::string(prefix) + *old_it++);
     } else if (old_it == remembered.end() || *now_it < *old_it) {
-      added.push_back(*now_it++);
+      added.emplace_back(*now_it++);
     } else {
       ++old_it;
       ++now_it;
     }
   }
-  if (added.empty()) return;
+  if (added.empty()) return missing.size() == missing_before;
   std::vector<std::string> grown;
   grown.reserve(remembered.size() + added.size());
   auto added_it = added.begin();
@@ -135,6 +147,24 @@ void compare_section(std::string_view prefix, std::vector<std::string>& remember
   }
   while (added_it != added.end()) grown.emplace_back(*added_it++);
   remembered = std::move(grown);
+  return false;
+}
+
+/// compare_section over whatever `view` holds now (nothing when it is null), skipped when the
+/// view's counter names are the vector that matched last time.
+/// `matched`: the counter names vector found equal to `remembered` last time, or null.
+void compare_section(std::string_view prefix, std::vector<std::string>& remembered,
+                     SharedCounterNames& matched, const SectionView* view,
+                     std::vector<std::string>& missing) {
+  static const std::vector<std::string_view> kNone;
+  if (view == nullptr || view->counters == nullptr) {
+    matched = nullptr;
+    compare_section(prefix, remembered, view == nullptr ? kNone : view->names, missing);
+    return;
+  }
+  if (matched == view->counters) return;  // the same vector: equal to `remembered` still
+  const bool equal = compare_section(prefix, remembered, *view->counters, missing);
+  matched = equal ? view->counters : nullptr;
 }
 
 }  // namespace
@@ -152,12 +182,13 @@ void VanishedTracker::observe(Snapshot& snapshot) {
           sections.begin(), sections.end(), view.prefix,
           [](const Section& section, std::string_view prefix) { return section.prefix < prefix; });
       if (at == sections.end() || at->prefix != view.prefix) {
-        sections.insert(at, Section{std::string(view.prefix), {}});
+        sections.insert(at, Section{std::string(view.prefix), {}, nullptr});
       }
     }
     std::vector<std::string> missing;
     for (Section& section : sections) {
-      compare_section(section.prefix, section.names, names_under(views, section.prefix), missing);
+      compare_section(section.prefix, section.names, section.matched,
+                      view_under(views, section.prefix), missing);
     }
     if (missing.empty()) continue;
     snapshot.sources.push_back(

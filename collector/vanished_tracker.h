@@ -9,7 +9,9 @@
 // It runs on every tick of a live host, over every counter name read (thousands on a 16-port
 // NIC), so it compares sorted name lists in step instead of building a set of joined names per
 // tick: a name costs one comparison unless it is missing or new (issue 18 measured the set
-// version at 24% of a whole exporter tick).
+// version at 24% of a whole exporter tick). A counter section whose names vector is the one
+// that matched its remembered names exactly last time (counter maps share one vector per
+// source listing or ethtool layout until the names change) is not compared at all.
 #pragma once
 
 #include <map>
@@ -34,6 +36,10 @@ class VanishedTracker {
   struct Section {
     std::string prefix;
     std::vector<std::string> names;
+    /// The counter names vector that equalled `names` at the last comparison (nothing missing,
+    /// nothing new); null otherwise. Held, so it cannot change while it is here (CounterMap
+    /// copies names it shares before changing them) and its address cannot be reused.
+    SharedCounterNames matched;
   };
   /// target ("" for the host, "mlx5_0", "mlx5_0/1", "ens1f0np0") -> its sections, sorted by
   /// prefix. No prefix is a prefix of another, so prefix-then-name order is the order of the

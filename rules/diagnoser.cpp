@@ -63,6 +63,12 @@ Diagnoser::Diagnoser(std::vector<RuleGroup> groups)
 
 std::vector<std::string> Diagnoser::observe(const std::vector<Series>& series,
                                             promql::Timestamp ts_ms) {
+  // Without rules nothing reads the History (`rdmatop exporter --no-builtin-rules` and no
+  // --rules): filing every series would be a tick's work for no reader.
+  if (engine_.groups().empty() && lifetime_engine_.groups().empty()) {
+    observed_ = true;
+    return {};
+  }
   history_.ingest(series, ts_ms);
   std::vector<std::string> errors;
   const auto note = [&errors](const std::vector<RuleEvalError>& found) {

@@ -109,18 +109,31 @@ class CachedDirectorySource final : public CachedFileSource {
     return read_polled_locked(relpath);
   }
 
-  void read_polled_many(std::string_view reldir, std::span<const std::string> names,
+  void read_polled_many(std::string_view reldir, const Listing& names,
                         std::vector<Result<std::string>>& out) const override {
     const std::lock_guard lock(mutex_);
-    out.assign(names.size(), Result<std::string>(std::string()));
+    out.assign(names->size(), Result<std::string>(std::string()));
     ChildPaths paths(reldir);
-    // The files held open go to the kernel together; the others are opened one by one (the
-    // first pass, or after a change).
+    BatchedPread* batch = batch_reader();
     batch_index_.clear();
     batch_fds_.clear();
-    BatchedPread* batch = batch_reader();
-    for (std::size_t i = 0; i < names.size(); ++i) {
-      const std::string& file = paths.of(names[i]);
+    if (batch != nullptr) {
+      // The same listing as last pass, every file still held: last pass's descriptors, with no
+      // path made or looked up (a hash of a ~100-byte path and a node visited per value).
+      const auto plan = plans_.find(reldir);
+      if (plan != plans_.end() && plan->second.names == names &&
+          plan->second.generation == held_generation_) {
+        ++stats_.planned;
+        batch_fds_ = plan->second.fds;
+        for (std::size_t i = 0; i < names->size(); ++i) batch_index_.push_back(i);
+        read_batch(*batch, paths, *names, out);
+        return;
+      }
+    }
+    // The files held open go to the kernel together; the others are opened one by one (the
+    // first pass, or after a change).
+    for (std::size_t i = 0; i < names->size(); ++i) {
+      const std::string& file = paths.of((*names)[i]);
       const auto it = held_.find(std::string_view(file));
       if (batch != nullptr && it != held_.end()) {
         batch_index_.push_back(i);
@@ -130,12 +143,35 @@ class CachedDirectorySource final : public CachedFileSource {
       }
     }
     if (batch_fds_.empty()) return;
+    const std::uint64_t generation = held_generation_;
+    const bool whole = batch_fds_.size() == names->size();
+    std::vector<int> fds = whole ? batch_fds_ : std::vector<int>();
+    read_batch(*batch, paths, *names, out);
+    // Every file was held and still is: the next pass of this listing starts from here.
+    if (whole && held_generation_ == generation && batch->available()) {
+      plans_.insert_or_assign(std::string(reldir), ReadPlan{names, generation, std::move(fds)});
+    }
+  }
+
+ private:
+  /// The descriptors of one directory's listing, in the listing's order, as they were at
+  /// `generation` of held_ (any later change of held_ makes the plan void).
+  struct ReadPlan {
+    Listing names;  ///< held, so its address stands for its contents
+    std::uint64_t generation = 0;
+    std::vector<int> fds;
+  };
+
+  /// Reads batch_fds_ (of the files batch_index_ names) in one call of the ring and files the
+  /// results into `out`.
+  void read_batch(BatchedPread& batch, ChildPaths& paths, const std::vector<std::string>& names,
+                  std::vector<Result<std::string>>& out) const {
     batch_buffers_.resize(batch_fds_.size() * kBatchSlot);
     batch_results_.resize(batch_fds_.size());
-    const std::uint64_t submitted = batch->submissions();
-    batch->read(batch_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
-    stats_.batches += batch->submissions() - submitted;
-    if (!batch->available()) {
+    const std::uint64_t submitted = batch.submissions();
+    batch.read(batch_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
+    stats_.batches += batch.submissions() - submitted;
+    if (!batch.available()) {
       // The ring failed under this batch: it is given up, and the batch read again by pread.
       for (const std::size_t i : batch_index_) out[i] = read_polled_locked(paths.of(names[i]));
       return;
@@ -143,9 +179,9 @@ class CachedDirectorySource final : public CachedFileSource {
     stats_.batched_reads += batch_fds_.size();
     for (std::size_t k = 0; k < batch_index_.size(); ++k) {
       const std::size_t i = batch_index_[k];
-      const std::string& file = paths.of(names[i]);
       const long n = batch_results_[k];
       if (n < 0) {
+        const std::string& file = paths.of(names[i]);
         out[i] = errno_error(static_cast<int>(-n), file);
         // May close other descriptors of the batch: they were read already, and a later
         // file that needs reading again looks its descriptor up anew below.
@@ -153,12 +189,11 @@ class CachedDirectorySource final : public CachedFileSource {
       } else if (static_cast<std::size_t>(n) < kBatchSlot) {
         out[i] = std::string(batch_buffers_.data() + k * kBatchSlot, static_cast<std::size_t>(n));
       } else {
-        out[i] = read_polled_locked(file);  // longer than a counter: read whole
+        out[i] = read_polled_locked(paths.of(names[i]));  // longer than a counter: read whole
       }
     }
   }
 
- private:
   /// Bytes read of each file of a batch: a counter's text is at most 21 digits and a newline;
   /// a file that fills its slot is read again whole.
   static constexpr std::size_t kBatchSlot = 64;
@@ -191,6 +226,7 @@ class CachedDirectorySource final : public CachedFileSource {
                       (content.ok() || error_keeps_descriptor(content.error().code));
     if (keep) {
       held_.emplace(key, *fd);
+      ++held_generation_;
       stats_.held = held_.size();
     } else {
       ::close(*fd);
@@ -391,6 +427,7 @@ class CachedDirectorySource final : public CachedFileSource {
     if (it == held_.end()) return;
     ::close(it->second);
     held_.erase(it);
+    ++held_generation_;
     ++stats_.dropped;
     stats_.held = held_.size();
   }
@@ -400,6 +437,7 @@ class CachedDirectorySource final : public CachedFileSource {
       if (under(it->first, prefix)) {
         ::close(it->second);
         it = held_.erase(it);
+        ++held_generation_;
         ++stats_.dropped;
       } else {
         ++it;
@@ -412,6 +450,7 @@ class CachedDirectorySource final : public CachedFileSource {
     erase_under(statics_);
     erase_under(listings_);
     erase_under(links_);
+    erase_under(plans_);
   }
 
   // Whether what is read in `reldir` may be kept: on sysfs always (removal shows as ENODEV),
@@ -492,6 +531,11 @@ class CachedDirectorySource final : public CachedFileSource {
     }
   };
   mutable std::unordered_map<std::string, int, PathHash, std::equal_to<>> held_;
+  /// Changes whenever held_ gains or loses a descriptor: a ReadPlan of another generation is
+  /// void.
+  mutable std::uint64_t held_generation_ = 0;
+  /// read_polled_many's plans, by directory.
+  mutable std::unordered_map<std::string, ReadPlan, PathHash, std::equal_to<>> plans_;
   mutable std::unordered_map<std::string, Timed<Result<std::string>>> statics_;
   mutable std::unordered_map<std::string, Timed<Result<Listing>>> listings_;
   mutable std::unordered_map<std::string, Timed<Result<std::string>>> links_;

@@ -9,7 +9,10 @@
 //    and the next pass opens the file again if it came back;
 //  * read_polled_many: the held files of one directory read in one io_uring_enter(2)
 //    (batched_pread.h), a file not held yet through read_polled; without io_uring, one pread
-//    each, and stats().batch_unavailable says why;
+//    each, and stats().batch_unavailable says why. A listing read whole from held files is
+//    kept with its descriptors in order (a plan), and the next pass of that same listing
+//    takes them without building or looking up a path per file, until any descriptor is
+//    opened or dropped;
 //  * read_static, list_static, read_link_static: served from memory until a change is seen or
 //    the refresh period ends (the safety net);
 //  * change detection: on a regular filesystem (fixture trees, the simulator, captures) every
@@ -62,6 +65,7 @@ struct FileCacheStats {
   std::uint64_t preads = 0;         ///< pread of a held or just opened file
   std::uint64_t batched_reads = 0;  ///< values read in a batch (read_polled_many)
   std::uint64_t batches = 0;        ///< io_uring_enter calls that read them
+  std::uint64_t planned = 0;        ///< read_polled_many calls served by a kept plan
   /// Why read_polled_many reads one pread each: io_uring could not be set up or failed
   /// ("io_uring_setup: Operation not permitted"), or batch_reads is off; "" while it batches.
   std::string batch_unavailable;

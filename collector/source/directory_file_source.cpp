@@ -112,12 +112,12 @@ class DirectoryFileSource final : public FileSource {
 
 }  // namespace
 
-void FileSource::read_polled_many(std::string_view reldir, std::span<const std::string> names,
+void FileSource::read_polled_many(std::string_view reldir, const Listing& names,
                                   std::vector<Result<std::string>>& out) const {
   out.clear();
-  out.reserve(names.size());
+  out.reserve(names->size());
   ChildPaths paths(reldir);
-  for (const std::string& name : names) out.push_back(read_polled(paths.of(name)));
+  for (const std::string& name : *names) out.push_back(read_polled(paths.of(name)));
 }
 
 Result<std::string> resolve_under_root(const std::string& root, std::string_view relpath) {

@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
-#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,8 +39,10 @@ class FileSource {
   virtual Result<std::string> read_polled(std::string_view relpath) const { return read(relpath); }
   /// read_polled of each file `names[i]` of the directory `reldir` into `out[i]` (`out` is
   /// resized): a directory of counters read every pass. A caching source hands the reads to
-  /// the kernel in one system call; this default makes one read_polled each.
-  virtual void read_polled_many(std::string_view reldir, std::span<const std::string> names,
+  /// the kernel in one system call, and finds the files of a listing it saw last pass without
+  /// looking each up again (list_static hands out the same Listing until the directory
+  /// changes); this default makes one read_polled each.
+  virtual void read_polled_many(std::string_view reldir, const Listing& names,
                                 std::vector<Result<std::string>>& out) const;
   /// A value that changes only on an event (a GID, the firmware version, the NUMA node): a
   /// caching source serves its last read until it sees the file change or its refresh period

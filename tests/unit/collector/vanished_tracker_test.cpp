@@ -2,6 +2,8 @@
 // first read at a later tick are remembered too (the in-step comparison of sorted lists must
 // behave exactly like the set of joined names it replaced).
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -131,6 +133,53 @@ TEST_CASE("a netdev and a device of one name share a target", "[vanished]") {
   CHECK(statuses[0]->message ==
         "read at an earlier tick, missing now: ethtool/rx_pause, hw_counters/dev_counter, "
         "statistics/rx_bytes");
+}
+
+TEST_CASE("counter maps sharing one names vector across ticks are still compared as they must",
+          "[vanished]") {
+  // Sources hand every tick's map the same names vector until the names change; the tracker
+  // skips a vector that equalled what it remembers, and must not skip one that missed a name.
+  const auto shared_names = [](std::vector<std::string> names) {
+    return std::make_shared<const CounterNames>(std::move(names));
+  };
+  const SharedCounterNames all = shared_names({"np_cnp_sent", "out_of_buffer", "rp_cnp_handled"});
+  const SharedCounterNames fewer = shared_names({"np_cnp_sent", "out_of_buffer"});
+  const auto tick = [](const SharedCounterNames& names) {
+    Snapshot snapshot = host_with({}, {"rx_pause"});
+    snapshot.devices[0].ports[0].hw_counters =
+        CounterMap(names, std::vector<std::uint64_t>(names->size(), 7));
+    return snapshot;
+  };
+  VanishedTracker tracker;
+  for (const SharedCounterNames& names : {all, all, all}) {
+    Snapshot snapshot = tick(names);
+    tracker.observe(snapshot);
+    CHECK(inventory(snapshot).empty());
+  }
+  for (int i = 0; i < 3; ++i) {  // the same vector, a name short each time: said every time
+    Snapshot snapshot = tick(fewer);
+    tracker.observe(snapshot);
+    const auto statuses = inventory(snapshot);
+    REQUIRE(statuses.size() == 1);
+    CHECK(statuses[0]->message ==
+          "read at an earlier tick, missing now: hw_counters/rp_cnp_handled");
+  }
+  Snapshot back = tick(all);
+  tracker.observe(back);
+  CHECK(inventory(back).empty());
+  // A copy of the vector with the same names is compared, and equal.
+  Snapshot copy = tick(shared_names(*all));
+  tracker.observe(copy);
+  CHECK(inventory(copy).empty());
+  // A map emptied under the same target: every name it had is missing.
+  Snapshot emptied = tick(all);
+  emptied.devices[0].ports[0].hw_counters.clear();
+  tracker.observe(emptied);
+  const auto statuses = inventory(emptied);
+  REQUIRE(statuses.size() == 1);
+  CHECK(statuses[0]->message ==
+        "read at an earlier tick, missing now: hw_counters/np_cnp_sent, hw_counters/out_of_buffer, "
+        "hw_counters/rp_cnp_handled");
 }
 
 }  // namespace

@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "collector/model/counter_map.h"
 #include "collector/normalize/normalizer.h"
 
+using rdmatop::CounterMap;
+using rdmatop::CounterNames;
 using rdmatop::DeviceSample;
 using rdmatop::DriverInfo;
 using rdmatop::GidEntry;
