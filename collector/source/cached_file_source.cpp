@@ -239,8 +239,7 @@ class CachedDirectorySource final : public CachedFileSource {
                                   std::chrono::nanoseconds* age) const override {
     const std::lock_guard lock(mutex_);
     const auto now = options_.clock();
-    const std::string key(relpath);
-    if (const auto it = statics_.find(key); it != statics_.end() && fresh(it->second, now)) {
+    if (const auto it = statics_.find(relpath); it != statics_.end() && fresh(it->second, now)) {
       ++stats_.static_hits;
       if (age != nullptr) *age = now - it->second.read_at;
       return it->second.value;
@@ -251,7 +250,7 @@ class CachedDirectorySource final : public CachedFileSource {
     Result<std::string> content = fd ? pread_whole(*fd, relpath) : Result<std::string>(fd.error());
     if (fd) ::close(*fd);
     if (cacheable && (content.ok() || !descriptor_is_dead(content.error().code))) {
-      statics_.insert_or_assign(key, Timed<Result<std::string>>{content, now});
+      statics_.insert_or_assign(std::string(relpath), Timed<Result<std::string>>{content, now});
     }
     return content;
   }
@@ -259,8 +258,7 @@ class CachedDirectorySource final : public CachedFileSource {
   Result<Listing> list_static(std::string_view reldir) const override {
     const std::lock_guard lock(mutex_);
     const auto now = options_.clock();
-    const std::string key(reldir);
-    if (const auto it = listings_.find(key); it != listings_.end() && fresh(it->second, now)) {
+    if (const auto it = listings_.find(reldir); it != listings_.end() && fresh(it->second, now)) {
       ++stats_.static_hits;
       return it->second.value;
     }
@@ -279,7 +277,7 @@ class CachedDirectorySource final : public CachedFileSource {
     const bool absent_kept =
         !names.ok() && names.error().code == ENOENT && notifies(dir_of(reldir));
     if ((cacheable && names.ok()) || absent_kept) {
-      listings_.insert_or_assign(key, Timed<Result<Listing>>{names, now});
+      listings_.insert_or_assign(std::string(reldir), Timed<Result<Listing>>{names, now});
     }
     return names;
   }
@@ -300,8 +298,7 @@ class CachedDirectorySource final : public CachedFileSource {
   Result<std::string> read_link_static(std::string_view relpath) const override {
     const std::lock_guard lock(mutex_);
     const auto now = options_.clock();
-    const std::string key(relpath);
-    if (const auto it = links_.find(key); it != links_.end() && fresh(it->second, now)) {
+    if (const auto it = links_.find(relpath); it != links_.end() && fresh(it->second, now)) {
       ++stats_.static_hits;
       return it->second.value;
     }
@@ -309,7 +306,7 @@ class CachedDirectorySource final : public CachedFileSource {
     ++stats_.links;
     auto target = inner_->read_link(relpath);
     if (cacheable && (target.ok() || !descriptor_is_dead(target.error().code))) {
-      links_.insert_or_assign(key, Timed<Result<std::string>>{target, now});
+      links_.insert_or_assign(std::string(relpath), Timed<Result<std::string>>{target, now});
     }
     return target;
   }
@@ -456,8 +453,8 @@ class CachedDirectorySource final : public CachedFileSource {
   // Whether what is read in `reldir` may be kept: on sysfs always (removal shows as ENODEV),
   // elsewhere only under an inotify watch. Decided once per directory.
   bool watch(std::string_view reldir) const {
+    if (const auto it = watched_.find(reldir); it != watched_.end()) return it->second.cacheable;
     const std::string key(reldir);
-    if (const auto it = watched_.find(key); it != watched_.end()) return it->second.cacheable;
     const auto path = resolve_under_root(root_, reldir);
     if (!path) return false;
     struct statfs fs {};
@@ -487,7 +484,7 @@ class CachedDirectorySource final : public CachedFileSource {
   /// tree; sysfs sends none).
   bool notifies(std::string_view reldir) const {
     if (!watch(reldir)) return false;
-    const auto it = watched_.find(std::string(reldir));
+    const auto it = watched_.find(reldir);
     return it != watched_.end() && it->second.wd >= 0;
   }
 
@@ -523,23 +520,26 @@ class CachedDirectorySource final : public CachedFileSource {
   FileCacheOptions options_;
   std::unique_ptr<FileSource> inner_;
   mutable std::mutex mutex_;
-  // Looked up by the caller's string_view on every polled read, without building a key.
+  // The maps by path are looked up by the caller's string_view on every read, without building
+  // a key string (a path is longer than a string's inline storage: an allocation each).
   struct PathHash {
     using is_transparent = void;
     std::size_t operator()(std::string_view path) const noexcept {
       return std::hash<std::string_view>{}(path);
     }
   };
-  mutable std::unordered_map<std::string, int, PathHash, std::equal_to<>> held_;
+  template <class T>
+  using ByPath = std::unordered_map<std::string, T, PathHash, std::equal_to<>>;
+  mutable ByPath<int> held_;
   /// Changes whenever held_ gains or loses a descriptor: a ReadPlan of another generation is
   /// void.
   mutable std::uint64_t held_generation_ = 0;
   /// read_polled_many's plans, by directory.
-  mutable std::unordered_map<std::string, ReadPlan, PathHash, std::equal_to<>> plans_;
-  mutable std::unordered_map<std::string, Timed<Result<std::string>>> statics_;
-  mutable std::unordered_map<std::string, Timed<Result<Listing>>> listings_;
-  mutable std::unordered_map<std::string, Timed<Result<std::string>>> links_;
-  mutable std::unordered_map<std::string, Watched> watched_;
+  mutable ByPath<ReadPlan> plans_;
+  mutable ByPath<Timed<Result<std::string>>> statics_;
+  mutable ByPath<Timed<Result<Listing>>> listings_;
+  mutable ByPath<Timed<Result<std::string>>> links_;
+  mutable ByPath<Watched> watched_;
   mutable std::unordered_map<int, std::vector<std::string>> watch_dirs_;
   mutable int inotify_fd_ = -1;
   mutable bool inotify_failed_ = false;
