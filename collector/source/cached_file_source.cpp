@@ -384,27 +384,43 @@ class CachedDirectorySource final : public CachedFileSource {
   // gives its whole text to the first read at offset 0 (at most PAGE_SIZE, fs/sysfs/file.c
   // sysfs_kf_read), and read(2) on a regular file returns fewer bytes only at its end, so one
   // pread per value unless the value fills the buffer.
-  // Each read lands in a buffer on the stack, and the string gets only the bytes read: a counter
-  // value ("1234567\n") fits the string's inline storage, so a value costs no allocation.
+  // The first read lands in a buffer on the stack, and the string gets only the bytes read: a
+  // counter value ("1234567\n") fits the string's inline storage, so a value costs no allocation.
   Result<std::string> pread_whole(int fd, std::string_view relpath) const {
-    constexpr std::size_t chunk = 4096;
-    std::array<char, chunk> buffer;  // NOLINT: filled by pread before it is read
+    constexpr std::size_t first_chunk = 4096;
+    std::array<char, first_chunk> buffer;  // NOLINT: filled by pread before it is read
     std::string content;
+    std::size_t chunk = first_chunk;
     for (;;) {
       const std::size_t at = content.size();
-      ++stats_.preads;
-      const ssize_t n = options_.pread(fd, buffer.data(), chunk, static_cast<off_t>(at));
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return errno_error(errno, std::string(relpath));
+      // A file that fills the first read is read on straight into the string, each read four
+      // times the last and never far past max_read_size: a 16 KiB `ethtool -S` dump of the
+      // offline source in two reads, not five.
+      char* into = buffer.data();
+      if (at > 0) {
+        content.resize(at + chunk);
+        into = content.data() + at;
       }
-      content.append(buffer.data(), static_cast<std::size_t>(n));
+      ++stats_.preads;
+      const ssize_t n = options_.pread(fd, into, chunk, static_cast<off_t>(at));
+      if (n < 0) {
+        const int error = errno;
+        content.resize(at);
+        if (error == EINTR) continue;
+        return errno_error(error, std::string(relpath));
+      }
+      if (at == 0) {
+        content.assign(buffer.data(), static_cast<std::size_t>(n));
+      } else {
+        content.resize(at + static_cast<std::size_t>(n));
+      }
       if (content.size() > options_.max_read_size) {
         return Error{EFBIG, std::string(relpath) + ": larger than " +
                                 std::to_string(options_.max_read_size) +
                                 " bytes, not a sysfs attribute"};
       }
       if (static_cast<std::size_t>(n) < chunk) return content;
+      chunk = std::min(chunk * 4, options_.max_read_size + 1 - content.size());
     }
   }
 

@@ -15,6 +15,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "collector/collect.h"
@@ -276,6 +277,37 @@ TEST_CASE("a listing read again from its kept descriptors follows every change o
   REQUIRE(got.size() == 3);
   CHECK(got[0].value() == "3\n");
   CHECK(got[2].value() == "4\n");
+}
+
+TEST_CASE("a file longer than the first read is read whole in few reads, up to the size limit",
+          "[cached_file_source]") {
+  CacheTree tree;
+  // Lengths around the first read (4 KiB) and the next (16 KiB): a read that fills what it asked
+  // for is followed by another (a shorter one is the end).
+  const std::vector<std::pair<std::size_t, std::uint64_t>> lengths_and_reads = {
+      {4095, 1}, {4096, 2}, {4097, 2}, {16 * 1024, 2}, {20 * 1024, 3}, {20 * 1024 + 1, 3}};
+  std::string text;
+  for (std::size_t i = 0; text.size() < 30 * 1024; ++i) text += std::to_string(i) + "\n";
+  FileCacheOptions options;
+  options.max_read_size = 25 * 1024;
+  const auto src = make_cached_file_source(tree.root().string(), options);
+  for (const auto& [length, reads] : lengths_and_reads) {
+    INFO(length << " bytes");
+    const std::string rel = "dump" + std::to_string(length);
+    tree.write(rel, text.substr(0, length));
+    const std::uint64_t before = src->stats().preads;
+    const auto got = src->read_polled(rel);
+    REQUIRE(got.ok());
+    CHECK(got.value() == text.substr(0, length));
+    CHECK(src->stats().preads - before == reads);
+    CHECK(src->read_polled(rel).value() == text.substr(0, length));  // held: the same again
+  }
+  tree.write("too_long", text.substr(0, 25 * 1024 + 1));
+  const auto too_long = src->read_polled("too_long");
+  REQUIRE_FALSE(too_long.ok());
+  CHECK(too_long.error().code == EFBIG);
+  tree.write("at_limit", text.substr(0, 25 * 1024));
+  CHECK(src->read_polled("at_limit").value().size() == 25 * 1024);
 }
 
 TEST_CASE("a static value is served from memory with its age until it changes",
