@@ -14,7 +14,10 @@
 #   INTERVAL: rdmatop's --interval and the pause between node_exporter scrapes; "0.2" (the
 #   default) collects 5 times a second and scrapes node_exporter back to back.
 # Environment: NE_COLLECTORS (default "infiniband netclass"), STRACE_SECONDS (default 5, 0 = no
-#   strace phase).
+#   strace phase), BASE_BUILD (another build directory, say of main before a change: its two
+#   exporters run in the same window, and the CPU per poll of this build over the base's is
+#   printed; runs of the two builds one after the other differ by more on a VM whose speed
+#   changes between runs).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
 need curl
@@ -40,6 +43,13 @@ start_exporter "$build/bin/rdmatop" "$tree" --interval "$interval"
 full_port=$exporter_port full_pid=${pids[-1]}
 start_exporter "$build/bin/rdmatop" "$tree" --interval "$interval" --no-builtin-rules
 lean_port=$exporter_port lean_pid=${pids[-1]}
+base_build=${BASE_BUILD:-}
+if [ -n "$base_build" ]; then
+  start_exporter "$base_build/bin/rdmatop" "$tree" --interval "$interval"
+  base_full_port=$exporter_port base_full_pid=${pids[-1]}
+  start_exporter "$base_build/bin/rdmatop" "$tree" --interval "$interval" --no-builtin-rules
+  base_lean_port=$exporter_port base_lean_pid=${pids[-1]}
+fi
 ne_port=$(free_port) || fail "no free port"
 ne_flags=()
 for c in $ne_collectors; do ne_flags+=("--collector.$c"); done
@@ -58,6 +68,10 @@ sleep 2  # past the first collections and a cold page cache
 full_c0=$(collections "$full_port") full_t0=$(cpu_ticks "$full_pid")
 lean_c0=$(collections "$lean_port") lean_t0=$(cpu_ticks "$lean_pid")
 ne_t0=$(cpu_ticks "$ne_pid")
+if [ -n "$base_build" ]; then
+  base_full_c0=$(collections "$base_full_port") base_full_t0=$(cpu_ticks "$base_full_pid")
+  base_lean_c0=$(collections "$base_lean_port") base_lean_t0=$(cpu_ticks "$base_lean_pid")
+fi
 ne_scrapes=0
 pause=0
 [ "$interval" != "0.2" ] && pause=$interval
@@ -69,12 +83,20 @@ while [ "$SECONDS" -lt "$end" ]; do
     # Prometheus scrapes both at the interval: rdmatop serves its latest collection.
     curl -sS --fail -o /dev/null "http://127.0.0.1:$full_port/metrics" || fail "rdmatop scrape"
     curl -sS --fail -o /dev/null "http://127.0.0.1:$lean_port/metrics" || fail "rdmatop scrape"
+    if [ -n "$base_build" ]; then
+      curl -sS --fail -o /dev/null "http://127.0.0.1:$base_full_port/metrics" || fail "base scrape"
+      curl -sS --fail -o /dev/null "http://127.0.0.1:$base_lean_port/metrics" || fail "base scrape"
+    fi
     sleep "$pause"
   fi
 done
 ne_t1=$(cpu_ticks "$ne_pid")
 full_t1=$(cpu_ticks "$full_pid") full_c1=$(collections "$full_port")
 lean_t1=$(cpu_ticks "$lean_pid") lean_c1=$(collections "$lean_port")
+if [ -n "$base_build" ]; then
+  base_full_t1=$(cpu_ticks "$base_full_pid") base_full_c1=$(collections "$base_full_port")
+  base_lean_t1=$(cpu_ticks "$base_lean_pid") base_lean_c1=$(collections "$base_lean_port")
+fi
 
 # per_poll TICKS POLLS: CPU milliseconds per poll.
 per_poll() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.2f", t * 1000 / hz / n }'; }
@@ -93,6 +115,15 @@ printf 'node_exporter %-22s %5d polls, %8s ms CPU per poll, %6s samples served\n
 awk -v a="$full_ms" -v b="$lean_ms" -v c="$ne_ms" 'BEGIN {
   printf "CPU per poll ratio rdmatop/node_exporter: %.2f (with rules), %.2f (without)\n",
     a / c, b / c }'
+if [ -n "$base_build" ]; then
+  base_full_ms=$(per_poll $((base_full_t1 - base_full_t0)) $((base_full_c1 - base_full_c0)))
+  base_lean_ms=$(per_poll $((base_lean_t1 - base_lean_t0)) $((base_lean_c1 - base_lean_c0)))
+  printf 'base %s: %8s ms CPU per poll (with rules), %8s ms (without)\n' "$base_build" \
+    "$base_full_ms" "$base_lean_ms"
+  awk -v a="$full_ms" -v b="$lean_ms" -v c="$base_full_ms" -v d="$base_lean_ms" -v e="$ne_ms" 'BEGIN {
+    printf "CPU per poll, this build / base: %.3f (with rules), %.3f (without); base/node_exporter: %.2f, %.2f\n",
+      a / c, b / d, c / e, d / e }'
+fi
 
 [ "$strace_seconds" = 0 ] && exit 0
 command -v strace >/dev/null || { echo "no strace: system calls not counted"; exit 0; }
