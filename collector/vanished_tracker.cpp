@@ -26,11 +26,7 @@ using CurrentInventory = std::map<std::string, std::vector<SectionView>>;
 
 void add_counters(std::vector<SectionView>& into, std::string_view prefix,
                   const CounterMap& counters) {
-  if (counters.empty()) {
-    into.push_back(SectionView{prefix, nullptr, {}});
-  } else {
-    into.push_back(SectionView{prefix, counters.names(), {}});  // a map's names: sorted
-  }
+  into.push_back(SectionView{prefix, counters.names(), {}});  // sorted; null when empty
 }
 
 /// The view's names as views (its counter names, or its listing).
@@ -151,11 +147,10 @@ bool compare_section(std::string_view prefix, std::vector<std::string>& remember
 }
 
 /// compare_section over whatever `view` holds now (nothing when it is null), skipped when the
-/// view's counter names are the vector that matched last time.
-/// `matched`: the counter names vector found equal to `remembered` last time, or null.
-void compare_section(std::string_view prefix, std::vector<std::string>& remembered,
-                     SharedCounterNames& matched, const SectionView* view,
-                     std::vector<std::string>& missing) {
+/// view's counter names are `matched`, the vector found equal to `remembered` last time.
+void compare_view(std::string_view prefix, std::vector<std::string>& remembered,
+                  SharedCounterNames& matched, const SectionView* view,
+                  std::vector<std::string>& missing) {
   static const std::vector<std::string_view> kNone;
   if (view == nullptr || view->counters == nullptr) {
     matched = nullptr;
@@ -187,8 +182,8 @@ void VanishedTracker::observe(Snapshot& snapshot) {
     }
     std::vector<std::string> missing;
     for (Section& section : sections) {
-      compare_section(section.prefix, section.names, section.matched,
-                      view_under(views, section.prefix), missing);
+      compare_view(section.prefix, section.names, section.matched,
+                   view_under(views, section.prefix), missing);
     }
     if (missing.empty()) continue;
     snapshot.sources.push_back(

@@ -124,9 +124,7 @@ class CachedDirectorySource final : public CachedFileSource {
       if (plan != plans_.end() && plan->second.names == names &&
           plan->second.generation == held_generation_) {
         ++stats_.planned;
-        batch_fds_ = plan->second.fds;
-        for (std::size_t i = 0; i < names->size(); ++i) batch_index_.push_back(i);
-        read_batch(*batch, paths, *names, out);
+        read_batch(*batch, paths, *names, plan->second.fds, {}, out);
         return;
       }
     }
@@ -144,12 +142,11 @@ class CachedDirectorySource final : public CachedFileSource {
     }
     if (batch_fds_.empty()) return;
     const std::uint64_t generation = held_generation_;
-    const bool whole = batch_fds_.size() == names->size();
-    std::vector<int> fds = whole ? batch_fds_ : std::vector<int>();
-    read_batch(*batch, paths, *names, out);
+    read_batch(*batch, paths, *names, batch_fds_, batch_index_, out);
     // Every file was held and still is: the next pass of this listing starts from here.
-    if (whole && held_generation_ == generation && batch->available()) {
-      plans_.insert_or_assign(std::string(reldir), ReadPlan{names, generation, std::move(fds)});
+    if (batch_fds_.size() == names->size() && held_generation_ == generation &&
+        batch->available()) {
+      plans_.insert_or_assign(std::string(reldir), ReadPlan{names, generation, batch_fds_});
     }
   }
 
@@ -162,23 +159,29 @@ class CachedDirectorySource final : public CachedFileSource {
     std::vector<int> fds;
   };
 
-  /// Reads batch_fds_ (of the files batch_index_ names) in one call of the ring and files the
-  /// results into `out`.
+  /// Reads `fds` in one call of the ring and files the results into `out`: `fds[k]` is the
+  /// file names[index[k]] (an empty `index`: names[k]). `fds` is not read after the ring's
+  /// call, so it may be a plan that an error below drops.
   void read_batch(BatchedPread& batch, ChildPaths& paths, const std::vector<std::string>& names,
+                  std::span<const int> fds, std::span<const std::size_t> index,
                   std::vector<Result<std::string>>& out) const {
-    batch_buffers_.resize(batch_fds_.size() * kBatchSlot);
-    batch_results_.resize(batch_fds_.size());
+    const auto name_of = [&](std::size_t k) { return index.empty() ? k : index[k]; };
+    batch_buffers_.resize(fds.size() * kBatchSlot);
+    batch_results_.resize(fds.size());
     const std::uint64_t submitted = batch.submissions();
-    batch.read(batch_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
+    batch.read(fds, kBatchSlot, batch_buffers_.data(), batch_results_);
     stats_.batches += batch.submissions() - submitted;
+    const std::size_t count = fds.size();
     if (!batch.available()) {
       // The ring failed under this batch: it is given up, and the batch read again by pread.
-      for (const std::size_t i : batch_index_) out[i] = read_polled_locked(paths.of(names[i]));
+      for (std::size_t k = 0; k < count; ++k) {
+        out[name_of(k)] = read_polled_locked(paths.of(names[name_of(k)]));
+      }
       return;
     }
-    stats_.batched_reads += batch_fds_.size();
-    for (std::size_t k = 0; k < batch_index_.size(); ++k) {
-      const std::size_t i = batch_index_[k];
+    stats_.batched_reads += count;
+    for (std::size_t k = 0; k < count; ++k) {
+      const std::size_t i = name_of(k);
       const long n = batch_results_[k];
       if (n < 0) {
         const std::string& file = paths.of(names[i]);
