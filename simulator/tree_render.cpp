@@ -446,12 +446,10 @@ void mlx5_port(Builder& b, const PortState& port) {
   const Pairs hw = mlx5_hw_counters(c);
   const std::string p = dev + "/ports/" + std::to_string(spec.port);
   port_attrs(b, p, port);
-  // Device-scope hw_counters use port 1's Q-counter set (mlx5_ib_alloc_hw_device_stats).
-  for (const auto& [name, v] : hw) {
-    b.value(dev + "/hw_counters/" + name, v);
-    b.value(p + "/hw_counters/" + name, v);
-  }
-  b.line(dev + "/hw_counters/lifespan", "10");
+  // The port's hw_counters only: outside switchdev mode mlx5 installs alloc_hw_port_stats and
+  // no alloc_hw_device_stats (mlx5/counters.c, mlx5_ib_counters_init), so the core makes no
+  // device-scope hw_counters/ (core/sysfs.c, alloc_hw_stats_device).
+  for (const auto& [name, v] : hw) b.value(p + "/hw_counters/" + name, v);
   b.line(p + "/hw_counters/lifespan", "10");
   // PMA on RoCE: vport RDMA counters, data in octets / 4 (mad.c pma_cnt_ext_assign); the IB
   // error counters (PPCNT InfiniBand group, mad.c pma_cnt_assign) read 0 unless a scenario

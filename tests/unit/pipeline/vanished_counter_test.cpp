@@ -72,6 +72,9 @@ TEST_CASE("a port counter replaced by the device-level one is a reset, not a rat
   LiveCopy host;
   const fs::path port_file = fs::path(kDevice0) / "ports/1/hw_counters/np_cnp_sent";
   host.write(port_file, "100\n");
+  // The fixture has no device-scope hw_counters/ (mlx5 outside switchdev mode has none): the
+  // directory the fallback reads is made here.
+  fs::create_directories(host.sys() / kDevice0 / "hw_counters");
   host.write(fs::path(kDevice0) / "hw_counters/np_cnp_sent", "250100\n");
   const auto first = host.step();
   REQUIRE(first != nullptr);
