@@ -138,15 +138,19 @@ void CounterMapBuilder::add(std::string_view name, std::uint64_t value) {
   if (matching_) {
     const CounterLayout& layout = *layout_;
     if (added_ < layout.source_order_.size() && layout.source_order_[added_] == name) {
-      const std::uint32_t slot = layout.slot_of_[added_];
-      if (slot != CounterLayout::kRepeated) values_[slot] = value;
-      ++added_;
+      add_expected(value);
       return;
     }
     leave_layout();
   }
   names_.emplace_back(name);
   values_.push_back(value);
+  ++added_;
+}
+
+void CounterMapBuilder::add_expected(std::uint64_t value) {
+  const std::uint32_t slot = layout_->slot_of_[added_];
+  if (slot != CounterLayout::kRepeated) values_[slot] = value;
   ++added_;
 }
 

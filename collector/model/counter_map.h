@@ -192,6 +192,18 @@ class CounterMapBuilder {
   explicit CounterMapBuilder(CounterLayout* layout = nullptr);
 
   void add(std::string_view name, std::uint64_t value);
+  /// The name the layout lists next, or an empty view once the names stopped matching it (or
+  /// without a layout, or past its end). A parser that finds this name next in its input can
+  /// take it with add_expected() and skip its checks of the name: the name passed them when the
+  /// layout was made, so a layout must only ever be used with one parser.
+  std::string_view expected_name() const {
+    return matching_ && added_ < layout_->source_order_.size()
+               ? std::string_view(layout_->source_order_[added_])
+               : std::string_view();
+  }
+  /// add(expected_name(), value) without comparing the name again; only while expected_name()
+  /// is not empty.
+  void add_expected(std::uint64_t value);
   /// Counters added so far, repeated names included.
   std::size_t added() const { return added_; }
   CounterMap finish() &&;

@@ -80,7 +80,7 @@ std::vector<Group> build_groups() {
       Term term{&row, raw, origin_of(row.source, raw), terms++};
       // The table's compile-time check guarantees a summed row follows a row of its group.
       if (row.combine == Combine::first_present || group.alternatives.empty()) {
-        group.alternatives.push_back(Alternative{row.driver, row.source, {}});
+        group.alternatives.push_back(Alternative{row.driver, row.source, {}, {}});
       }
       Alternative& alt = group.alternatives.back();
       alt.origin = SharedText(alt.origin.empty() ? term.origin : alt.origin + "+" + term.origin);

@@ -144,6 +144,26 @@ std::optional<std::string> counter_problem(std::string_view text, Counter& out) 
   return std::nullopt;
 }
 
+// A line holding the layout's next name and a value is taken without the checks of
+// counter_problem: the name passed them when the layout was made, and the value is what follows
+// the name's ": " exactly as the general path finds it (a counter value has no ": ", so the
+// last ": " of the line is the one after the name). Anything else (another name, a value that
+// does not parse) goes the general way. On a dump re-read every tick, as `--ethtool-dir` does,
+// nearly every line comes here (issue 18).
+bool add_if_expected(std::string_view text, CounterMapBuilder& counters) {
+  const std::string_view name = counters.expected_name();
+  if (name.empty()) return false;
+  const std::string_view body = trim_left(text);
+  if (body.size() < name.size() + 2 || !body.starts_with(name) || body[name.size()] != ':' ||
+      body[name.size() + 1] != ' ') {
+    return false;
+  }
+  const auto value = parse_counter_value(body.substr(name.size() + 2));
+  if (!value) return false;
+  counters.add_expected(value.value());
+  return true;
+}
+
 // ---- ethtool -i -------------------------------------------------------------------------
 
 constexpr std::string_view kInfoWhat = "ethtool -i dump";
@@ -176,6 +196,7 @@ Result<CounterMap> parse_ethtool_stats_text(std::string_view text, CounterLayout
   std::optional<Line> pending_blank;  // a blank line is fine only if nothing follows it
   LineReader reader(text);
   while (const auto line = reader.next()) {
+    if (!pending_blank && add_if_expected(line->text, counters)) continue;
     if (is_blank(line->text)) {
       if (!pending_blank) pending_blank = line;
       continue;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "collector/model/counter_map.h"
 #include "collector/parse/sysfs_parse.h"
 #include "tests/support/text_search.h"
 
@@ -150,6 +151,61 @@ TEST_CASE("a well-formed last line without newline is read, a malformed one is t
   REQUIRE_FALSE(without.ok());
   CHECK_THAT(with_newline.error().message, !Catch::Contains("truncated"));
   CHECK_THAT(without.error().message, Catch::Contains("truncated"));
+}
+
+// A dump read through the layout of an earlier one takes the layout's names without checking
+// them again (add_if_expected): whatever the earlier dump was, the result must be the one of a
+// parse without a layout, value for value and error for error. The texts pair each malformed
+// line with a well-formed dump of the same names, so the layout expects the name on the line
+// that is wrong.
+TEST_CASE("a dump parsed through an earlier dump's layout gives what a fresh parse gives",
+          "[ethtool_text]") {
+  const std::string texts[] = {
+      "NIC statistics:\n     a: 1\n     b: 2\n",
+      "NIC statistics:\n     a: 7\n     b: 8\n     c: 9\n",
+      "     a: 1\n     b: 2\n",
+      "     a: 1\n     b: abc\n",
+      "     a: 1\n     b: -5\n",
+      "     a: 1\n     b: \n",
+      "     a: 1\n     b: 1 2\n",
+      "     a: 1\n     b: 18446744073709551616\n",
+      "     a: 1\n\n     b: 2\n",
+      "     a: 1\n     b: 2\n\n",
+      "     a: 1\n     b:2\n",
+      "     a: 1\n     b:22\n",
+      "     a: 1\n     b",
+      "     a: 1\n     b: 2",
+      "     a: 1: 2\n     b: 3\n",
+      "     a: 1\n     a: 2\n     b: 3\n",
+      "     b: 2\n     a: 1\n",
+      "     x: 5\n",
+      "     x:: 5\n",
+      "     x::: 5\n",
+      "\tx: 5\r\n",
+      "     [0]: rx_ucast_packets: 7\n",
+      "     [0]: rx_ucast_packets: 7: 8\n",
+      "     " + std::string(32, 'n') + ": 1\n",
+      "     " + std::string(32, 'n') + "n: 1\n",
+  };
+  for (const std::string& earlier : texts) {
+    for (const std::string& text : texts) {
+      INFO("earlier: " << escape_for_message(earlier, 200));
+      INFO("now: " << escape_for_message(text, 200));
+      CounterLayout layout;
+      (void)parse_ethtool_stats_text(earlier, &layout);
+      const auto fresh = parse_ethtool_stats_text(text);
+      // Twice: the second pass runs through the layout the first one left.
+      for (int pass = 0; pass < 2; ++pass) {
+        const auto through_layout = parse_ethtool_stats_text(text, &layout);
+        REQUIRE(through_layout.ok() == fresh.ok());
+        if (fresh.ok()) {
+          CHECK(*through_layout == *fresh);
+        } else {
+          CHECK(through_layout.error().message == fresh.error().message);
+        }
+      }
+    }
+  }
 }
 
 // ---- ethtool -i ---------------------------------------------------------------------------
