@@ -260,8 +260,13 @@ class DeviceCollector {
     if (const auto it = netlink_.resources.find(name_); it != netlink_.resources.end()) {
       out.resources = it->second;
     }
-    // The device scope keeps no lifespan (it is not a counter either).
-    device_.read_counters("hw_counters", out.hw_counters, kLifespan);
+    // The device scope keeps no lifespan (it is not a counter either). Most RoCE devices have
+    // no hw_counters/ of their own: the core makes it for a driver with alloc_hw_device_stats
+    // (core/sysfs.c), which mlx5 sets in switchdev mode only (mlx5/counters.c,
+    // mlx5_ib_counters_init) and rxe, bnxt_re and irdma never. Its absence asks nothing of
+    // the device; the ports' listing below finds a device that vanished.
+    device_.read_counters("hw_counters", out.hw_counters, kLifespan, nullptr,
+                          SysfsObjectReader::Presence::usually_absent);
     if (device_.vanished()) return false;
     return read_ports(out, port_statuses);
   }

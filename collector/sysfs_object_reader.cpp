@@ -68,6 +68,7 @@ void SysfsObjectReader::record(std::string_view rel, const Error& error, Presenc
   if (vanished_) return;
   const std::string what(rel.empty() ? std::string_view(".") : rel);
   if (is_gone_errno(error.code)) {
+    if (presence == Presence::usually_absent && error.code == ENOENT) return;
     if (owner_vanished()) {
       vanished_ = true;
       return;
@@ -189,12 +190,12 @@ Listing listing_without(const Listing& names, std::string_view name) {
 
 SysfsObjectReader::DirOutcome SysfsObjectReader::read_counters(
     std::string_view dir, CounterMap& out, std::string_view aside,
-    std::optional<std::uint64_t>* aside_value) {
+    std::optional<std::uint64_t>* aside_value, Presence presence) {
   if (vanished_) return DirOutcome::failed;
   out.clear();
   auto listed = fs_.list_static(path(dir));
   if (!listed) {
-    record(dir, listed.error(), Presence::optional);
+    record(dir, listed.error(), presence);
     const bool absent = !vanished_ && listed.error().code == ENOENT;
     return absent ? DirOutcome::absent : DirOutcome::failed;
   }

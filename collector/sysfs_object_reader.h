@@ -51,6 +51,11 @@ class SysfsObjectReader {
   enum class Presence : std::uint8_t {
     required,  ///< ENOENT is an error (unless the owner vanished)
     optional,  ///< ENOENT means "this driver/kernel does not have it": silently absent
+    /// As `optional`, for what most hosts lack (an mlx5 device's own hw_counters/ outside
+    /// switchdev mode): ENOENT is taken as absent without re-listing the owner to ask whether
+    /// it vanished, which would cost a directory listing per object per pass. Only for a read
+    /// followed by a `required` one of the same object, which finds a vanished owner.
+    usually_absent,
   };
   enum class DirOutcome : std::uint8_t { read, absent, failed };
   /// How fresh a value must be (FileSource::read_polled / read_static).
@@ -92,8 +97,10 @@ class SysfsObjectReader {
   /// the listing itself as its names: a pass allocates the values only.
   /// `aside`: a file of the directory that is not a counter (hw_counters/lifespan); left out of
   /// `out`, its value goes to `aside_value` when given.
+  /// `presence`: of the directory (optional or usually_absent); its files are required.
   DirOutcome read_counters(std::string_view dir, CounterMap& out, std::string_view aside = {},
-                           std::optional<std::uint64_t>* aside_value = nullptr);
+                           std::optional<std::uint64_t>* aside_value = nullptr,
+                           Presence presence = Presence::optional);
 
   /// The oldest on_change value read so far came from the file this long ago (zero: every
   /// one was read in this pass). Stale is not current: the collectors store it next to the

@@ -64,5 +64,46 @@ TEST_CASE(
   }
 }
 
+// An mlx5 device outside switchdev mode has no hw_counters/ of its own: read every pass, its
+// absence must not cost a listing of the device's directory (the check for a vanished owner),
+// and a device that did vanish is still found by the required read after it.
+TEST_CASE("a usually absent directory is absent without asking whether the owner vanished",
+          "[sysfs_object_reader]") {
+  using Presence = SysfsObjectReader::Presence;
+  using Op = testing::FakeFileSource::Op;
+  testing::FakeFileSource fake;
+  fake.file("dev/node_type", "1: CA\n").dir("dev/ports/1");
+  {
+    ProblemLog log;
+    SysfsObjectReader reader(fake, "dev", "dev", log);
+    CounterMap counters;
+    const std::size_t before = fake.count(Op::list, "dev");
+    CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, Presence::usually_absent) ==
+          SysfsObjectReader::DirOutcome::absent);
+    // One listing: hw_counters/ itself, not the owner after it.
+    CHECK(fake.count(Op::list, "dev") - before == 1);
+    CHECK(counters.empty());
+    CHECK_FALSE(reader.vanished());
+    CHECK_FALSE(log.has_errors());
+    // As `optional` the same absence re-lists the owner: what the new presence saves.
+    const std::size_t optional_before = fake.count(Op::list, "dev");
+    CHECK(reader.read_counters("hw_counters", counters) == SysfsObjectReader::DirOutcome::absent);
+    CHECK(fake.count(Op::list, "dev") - optional_before == 2);
+  }
+  {
+    testing::FakeFileSource gone;
+    gone.dir("other");
+    ProblemLog log;
+    SysfsObjectReader reader(gone, "dev", "dev", log);
+    CounterMap counters;
+    CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, Presence::usually_absent) ==
+          SysfsObjectReader::DirOutcome::absent);
+    CHECK_FALSE(reader.vanished());
+    CHECK(reader.list("ports", Presence::required) == nullptr);
+    CHECK(reader.vanished());
+    CHECK_FALSE(log.has_errors());
+  }
+}
+
 }  // namespace
 }  // namespace rdmatop
