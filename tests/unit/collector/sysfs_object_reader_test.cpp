@@ -69,26 +69,26 @@ TEST_CASE(
 // and a device that did vanish is still found by the required read after it.
 TEST_CASE("a usually absent directory is absent without asking whether the owner vanished",
           "[sysfs_object_reader]") {
-  using Presence = SysfsObjectReader::Presence;
-  using Op = testing::FakeFileSource::Op;
+  constexpr auto kUsuallyAbsent = SysfsObjectReader::Presence::usually_absent;
+  constexpr auto kList = testing::FakeFileSource::Op::list;
   testing::FakeFileSource fake;
   fake.file("dev/node_type", "1: CA\n").dir("dev/ports/1");
   {
     ProblemLog log;
     SysfsObjectReader reader(fake, "dev", "dev", log);
     CounterMap counters;
-    const std::size_t before = fake.count(Op::list, "dev");
-    CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, Presence::usually_absent) ==
+    const std::size_t before = fake.count(kList, "dev");
+    CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, kUsuallyAbsent) ==
           SysfsObjectReader::DirOutcome::absent);
     // One listing: hw_counters/ itself, not the owner after it.
-    CHECK(fake.count(Op::list, "dev") - before == 1);
+    CHECK(fake.count(kList, "dev") - before == 1);
     CHECK(counters.empty());
     CHECK_FALSE(reader.vanished());
     CHECK_FALSE(log.has_errors());
     // As `optional` the same absence re-lists the owner: what the new presence saves.
-    const std::size_t optional_before = fake.count(Op::list, "dev");
+    const std::size_t optional_before = fake.count(kList, "dev");
     CHECK(reader.read_counters("hw_counters", counters) == SysfsObjectReader::DirOutcome::absent);
-    CHECK(fake.count(Op::list, "dev") - optional_before == 2);
+    CHECK(fake.count(kList, "dev") - optional_before == 2);
   }
   {
     testing::FakeFileSource gone;
@@ -96,10 +96,10 @@ TEST_CASE("a usually absent directory is absent without asking whether the owner
     ProblemLog log;
     SysfsObjectReader reader(gone, "dev", "dev", log);
     CounterMap counters;
-    CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, Presence::usually_absent) ==
+    CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, kUsuallyAbsent) ==
           SysfsObjectReader::DirOutcome::absent);
     CHECK_FALSE(reader.vanished());
-    CHECK(reader.list("ports", Presence::required) == nullptr);
+    CHECK(reader.list("ports", SysfsObjectReader::Presence::required) == nullptr);
     CHECK(reader.vanished());
     CHECK_FALSE(log.has_errors());
   }
