@@ -39,16 +39,25 @@ cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 collections() { get "$1" /metrics | awk '/^rdmatop_collections_total / { print $2 }'; }
 samples() { get "$1" /metrics | grep -vc '^#'; }
 
-start_exporter "$build/bin/rdmatop" "$tree" --interval "$interval"
-full_port=$exporter_port full_pid=${pids[-1]}
-start_exporter "$build/bin/rdmatop" "$tree" --interval "$interval" --no-builtin-rules
-lean_port=$exporter_port lean_pid=${pids[-1]}
+# Each rdmatop exporter is a role: full (built-in rules), lean (--no-builtin-rules), and the
+# same two of BASE_BUILD. Per role: its port, PID, and collections and CPU ticks at the window's
+# start, then its polls and CPU milliseconds per poll.
+declare -A port pid c0 t0 polls ms
+roles=()
+# start_rdmatop ROLE BINARY [ARGS...]
+start_rdmatop() {
+  local role=$1 binary=$2
+  shift 2
+  start_exporter "$binary" "$tree" --interval "$interval" "$@"
+  port[$role]=$exporter_port pid[$role]=${pids[-1]}
+  roles+=("$role")
+}
+start_rdmatop full "$build/bin/rdmatop"
+start_rdmatop lean "$build/bin/rdmatop" --no-builtin-rules
 base_build=${BASE_BUILD:-}
 if [ -n "$base_build" ]; then
-  start_exporter "$base_build/bin/rdmatop" "$tree" --interval "$interval"
-  base_full_port=$exporter_port base_full_pid=${pids[-1]}
-  start_exporter "$base_build/bin/rdmatop" "$tree" --interval "$interval" --no-builtin-rules
-  base_lean_port=$exporter_port base_lean_pid=${pids[-1]}
+  start_rdmatop base_full "$base_build/bin/rdmatop"
+  start_rdmatop base_lean "$base_build/bin/rdmatop" --no-builtin-rules
 fi
 ne_port=$(free_port) || fail "no free port"
 ne_flags=()
@@ -65,13 +74,10 @@ done
 get "$ne_port" /metrics >/dev/null || { cat "$work/node_exporter.log" >&2; fail "node_exporter"; }
 sleep 2  # past the first collections and a cold page cache
 
-full_c0=$(collections "$full_port") full_t0=$(cpu_ticks "$full_pid")
-lean_c0=$(collections "$lean_port") lean_t0=$(cpu_ticks "$lean_pid")
+for role in "${roles[@]}"; do
+  c0[$role]=$(collections "${port[$role]}") t0[$role]=$(cpu_ticks "${pid[$role]}")
+done
 ne_t0=$(cpu_ticks "$ne_pid")
-if [ -n "$base_build" ]; then
-  base_full_c0=$(collections "$base_full_port") base_full_t0=$(cpu_ticks "$base_full_pid")
-  base_lean_c0=$(collections "$base_lean_port") base_lean_t0=$(cpu_ticks "$base_lean_pid")
-fi
 ne_scrapes=0
 pause=0
 [ "$interval" != "0.2" ] && pause=$interval
@@ -80,47 +86,40 @@ while [ "$SECONDS" -lt "$end" ]; do
   curl -sS --fail -o /dev/null "http://127.0.0.1:$ne_port/metrics" || fail "node_exporter scrape"
   ne_scrapes=$((ne_scrapes + 1))
   if [ "$pause" != 0 ]; then
-    # Prometheus scrapes both at the interval: rdmatop serves its latest collection.
-    curl -sS --fail -o /dev/null "http://127.0.0.1:$full_port/metrics" || fail "rdmatop scrape"
-    curl -sS --fail -o /dev/null "http://127.0.0.1:$lean_port/metrics" || fail "rdmatop scrape"
-    if [ -n "$base_build" ]; then
-      curl -sS --fail -o /dev/null "http://127.0.0.1:$base_full_port/metrics" || fail "base scrape"
-      curl -sS --fail -o /dev/null "http://127.0.0.1:$base_lean_port/metrics" || fail "base scrape"
-    fi
+    # Prometheus scrapes all at the interval: rdmatop serves its latest collection.
+    for role in "${roles[@]}"; do
+      curl -sS --fail -o /dev/null "http://127.0.0.1:${port[$role]}/metrics" ||
+        fail "rdmatop scrape ($role)"
+    done
     sleep "$pause"
   fi
 done
 ne_t1=$(cpu_ticks "$ne_pid")
-full_t1=$(cpu_ticks "$full_pid") full_c1=$(collections "$full_port")
-lean_t1=$(cpu_ticks "$lean_pid") lean_c1=$(collections "$lean_port")
-if [ -n "$base_build" ]; then
-  base_full_t1=$(cpu_ticks "$base_full_pid") base_full_c1=$(collections "$base_full_port")
-  base_lean_t1=$(cpu_ticks "$base_lean_pid") base_lean_c1=$(collections "$base_lean_port")
-fi
-
 # per_poll TICKS POLLS: CPU milliseconds per poll.
 per_poll() { awk -v t="$1" -v n="$2" -v hz="$hz" 'BEGIN { printf "%.2f", t * 1000 / hz / n }'; }
-full_ms=$(per_poll $((full_t1 - full_t0)) $((full_c1 - full_c0)))
-lean_ms=$(per_poll $((lean_t1 - lean_t0)) $((lean_c1 - lean_c0)))
+for role in "${roles[@]}"; do
+  ticks=$(($(cpu_ticks "${pid[$role]}") - t0[$role]))
+  polls[$role]=$(($(collections "${port[$role]}") - c0[$role]))
+  ms[$role]=$(per_poll "$ticks" "${polls[$role]}")
+done
 ne_ms=$(per_poll $((ne_t1 - ne_t0)) "$ne_scrapes")
 echo "synthetic host: $ports mlx5 ports ($(find "$tree" -type f | wc -l) files)," \
   "${seconds} s window, interval $interval s, CPU (user + system) of each process," \
   "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'rdmatop exporter:                    %5d polls, %8s ms CPU per poll, %6s samples served\n' \
-  $((full_c1 - full_c0)) "$full_ms" "$(samples "$full_port")"
+  "${polls[full]}" "${ms[full]}" "$(samples "${port[full]}")"
 printf 'rdmatop exporter --no-builtin-rules: %5d polls, %8s ms CPU per poll, %6s samples served\n' \
-  $((lean_c1 - lean_c0)) "$lean_ms" "$(samples "$lean_port")"
+  "${polls[lean]}" "${ms[lean]}" "$(samples "${port[lean]}")"
 printf 'node_exporter %-22s %5d polls, %8s ms CPU per poll, %6s samples served\n' \
   "$ne_collectors:" "$ne_scrapes" "$ne_ms" "$(samples "$ne_port")"
-awk -v a="$full_ms" -v b="$lean_ms" -v c="$ne_ms" 'BEGIN {
+awk -v a="${ms[full]}" -v b="${ms[lean]}" -v c="$ne_ms" 'BEGIN {
   printf "CPU per poll ratio rdmatop/node_exporter: %.2f (with rules), %.2f (without)\n",
     a / c, b / c }'
 if [ -n "$base_build" ]; then
-  base_full_ms=$(per_poll $((base_full_t1 - base_full_t0)) $((base_full_c1 - base_full_c0)))
-  base_lean_ms=$(per_poll $((base_lean_t1 - base_lean_t0)) $((base_lean_c1 - base_lean_c0)))
   printf 'base %s: %8s ms CPU per poll (with rules), %8s ms (without)\n' "$base_build" \
-    "$base_full_ms" "$base_lean_ms"
-  awk -v a="$full_ms" -v b="$lean_ms" -v c="$base_full_ms" -v d="$base_lean_ms" -v e="$ne_ms" 'BEGIN {
+    "${ms[base_full]}" "${ms[base_lean]}"
+  awk -v a="${ms[full]}" -v b="${ms[lean]}" -v c="${ms[base_full]}" -v d="${ms[base_lean]}" \
+    -v e="$ne_ms" 'BEGIN {
     printf "CPU per poll, this build / base: %.3f (with rules), %.3f (without); base/node_exporter: %.2f, %.2f\n",
       a / c, b / d, c / e, d / e }'
 fi
@@ -133,10 +132,9 @@ strace_counts() {
 }
 # calls FILE SYSCALL: the number of calls of SYSCALL in an strace -c summary ("total" for all).
 calls() { awk -v s="$2" '$NF == s { print ($4 ~ /^[0-9]+$/) ? $4 : $3; f = 1 } END { if (!f) print 0 }' "$1"; }
-c0=$(collections "$lean_port")
-strace_counts "$lean_pid" "$strace_seconds" "$work/strace.rdmatop"
-c1=$(collections "$lean_port")
-n=$((c1 - c0))
+before=$(collections "${port[lean]}")
+strace_counts "${pid[lean]}" "$strace_seconds" "$work/strace.rdmatop"
+n=$(($(collections "${port[lean]}") - before))
 ( end=$((SECONDS + strace_seconds))
   while [ "$SECONDS" -lt "$end" ]; do
     curl -sS --fail -o /dev/null "http://127.0.0.1:$ne_port/metrics"
