@@ -148,9 +148,13 @@ TEST_CASE("report --from: --at, --window, damage and errors", "[recording][e2e]"
 TEST_CASE("record stops cleanly on SIGTERM and at the size cap", "[recording][e2e]") {
   const rdmatop::test::TempDir tmp;
   const std::string file = tmp.file("sig.jsonl");
-  // Backgrounded, then terminated: the file must end on a complete line.
+  // Backgrounded, then terminated: the file must end on a complete line. The signal goes only
+  // once the file exists: record installs its handlers before it opens the file at the first
+  // snapshot, and a fixed sleep lost that race to a slow start (ASan under CI load: exit 143).
   const Run sig = run("record -o " + file + " " + host_args("rxe") +
-                          " --interval 0.05 & pid=$!; sleep 0.5; kill -TERM $pid; wait $pid",
+                          " --interval 0.05 & pid=$!; i=0; while [ ! -s " + file +
+                          " ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.2; "
+                          "kill -TERM $pid; wait $pid",
                       tmp);
   CHECK(sig.exit_code == 0);
   CHECK(sig.err.find("(stopped by signal)") != std::string::npos);
