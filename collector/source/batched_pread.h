@@ -36,11 +36,24 @@ class BatchedPread {
   /// error and available() turns false, with the reason.
   void read(std::span<const int> fds, std::size_t slot, char* buffers, std::span<long> results);
 
+  /// One read of a batch whose buffers differ in size.
+  struct Read {
+    int fd = -1;
+    char* buffer = nullptr;
+    std::uint32_t length = 0;
+  };
+  /// As above, each read into its own buffer: `results[i]` is what `reads[i]` returned.
+  void read(std::span<const Read> reads, std::span<long> results);
+
   /// io_uring_enter calls made so far.
   std::uint64_t submissions() const { return submissions_; }
 
  private:
   struct Ring;
+  /// Both reads: `prepare(i, sqe)` sets up the i-th of `count` reads.
+  template <class Prepare>
+  void read_each(std::size_t count, Prepare prepare, std::span<long> results);
+
   std::unique_ptr<Ring> ring_;
   unsigned depth_ = 0;
   std::string unavailable_reason_;

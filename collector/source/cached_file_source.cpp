@@ -159,40 +159,57 @@ class CachedDirectorySource final : public CachedFileSource {
     std::vector<int> fds;
   };
 
-  /// Reads `fds` in one call of the ring and files the results into `out`: `fds[k]` is the
-  /// file names[index[k]] (an empty `index`: names[k]). `fds` is not read after the ring's
-  /// call, so it may be a plan that an error below drops.
+  /// Files the values of `fds` into `out`: `fds[k]` is the file names[index[k]] (an empty
+  /// `index`: names[k]). What the pass's read-ahead read is taken from it; the others are read
+  /// in one call of the ring. `fds` is not read after that, so it may be a plan that an error
+  /// below drops.
   void read_batch(BatchedPread& batch, ChildPaths& paths, const std::vector<std::string>& names,
                   std::span<const int> fds, std::span<const std::size_t> index,
                   std::vector<Result<std::string>>& out) const {
     const auto name_of = [&](std::size_t k) { return index.empty() ? k : index[k]; };
-    batch_buffers_.resize(fds.size() * kBatchSlot);
-    batch_results_.resize(fds.size());
-    const std::uint64_t submitted = batch.submissions();
-    batch.read(fds, kBatchSlot, batch_buffers_.data(), batch_results_);
-    stats_.batches += batch.submissions() - submitted;
     const std::size_t count = fds.size();
-    if (!batch.available()) {
-      // The ring failed under this batch: it is given up, and the batch read again by pread.
-      for (std::size_t k = 0; k < count; ++k) {
-        out[name_of(k)] = read_polled_locked(paths.of(names[name_of(k)]));
+    batch_got_.resize(count);
+    ring_positions_.clear();
+    ring_fds_.clear();
+    for (std::size_t k = 0; k < count; ++k) {
+      batch_got_[k] = take_ahead(fds[k]);
+      if (batch_got_[k].bytes == nullptr) {
+        ring_positions_.push_back(k);
+        ring_fds_.push_back(fds[k]);
       }
-      return;
     }
-    stats_.batched_reads += count;
+    if (!ring_fds_.empty()) {
+      batch_buffers_.resize(ring_fds_.size() * kBatchSlot);
+      batch_results_.resize(ring_fds_.size());
+      const std::uint64_t submitted = batch.submissions();
+      batch.read(ring_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
+      stats_.batches += batch.submissions() - submitted;
+      // Should the ring fail under this batch, it is given up, and its files are read again
+      // by pread below (bytes stay null).
+      if (batch.available()) {
+        stats_.batched_reads += ring_fds_.size();
+        for (std::size_t j = 0; j < ring_fds_.size(); ++j) {
+          batch_got_[ring_positions_[j]] = Ahead{batch_buffers_.data() + j * kBatchSlot,
+                                                 batch_results_[j], kBatchSlot, ring_fds_[j]};
+        }
+      }
+    }
     for (std::size_t k = 0; k < count; ++k) {
       const std::size_t i = name_of(k);
-      const long n = batch_results_[k];
-      if (n < 0) {
+      const Ahead& got = batch_got_[k];
+      if (got.bytes == nullptr || got.fills_slot()) {
+        // Not read (the ring failed), or longer than its slot: read whole.
+        out[i] = read_polled_locked(paths.of(names[i]));
+      } else if (got.result < 0) {
         const std::string& file = paths.of(names[i]);
-        out[i] = errno_error(static_cast<int>(-n), file);
-        // May close other descriptors of the batch: they were read already, and a later
-        // file that needs reading again looks its descriptor up anew below.
-        forget_after_error(file, static_cast<int>(-n));
-      } else if (static_cast<std::size_t>(n) < kBatchSlot) {
-        out[i] = std::string(batch_buffers_.data() + k * kBatchSlot, static_cast<std::size_t>(n));
+        out[i] = errno_error(static_cast<int>(-got.result), file);
+        note_read(got.fd, 0);
+        // May close other descriptors of the batch: their values are in batch_got_ already,
+        // and a later file that needs reading again looks its descriptor up anew above.
+        forget_after_error(file, static_cast<int>(-got.result));
       } else {
-        out[i] = read_polled_locked(paths.of(names[i]));  // longer than a counter: read whole
+        note_read(got.fd, static_cast<std::size_t>(got.result));
+        out[i] = std::string(got.bytes, static_cast<std::size_t>(got.result));
       }
     }
   }
@@ -216,7 +233,15 @@ class CachedDirectorySource final : public CachedFileSource {
 
   Result<std::string> read_polled_locked(std::string_view relpath) const {
     if (const auto it = held_.find(relpath); it != held_.end()) {
-      auto content = pread_whole(it->second, relpath);
+      const int fd = it->second;
+      const Ahead ahead = take_ahead(fd);
+      Result<std::string> content =
+          ahead.bytes == nullptr || ahead.fills_slot() ? pread_whole(fd, relpath)
+          : ahead.result < 0 ? Result<std::string>(errno_error(static_cast<int>(-ahead.result),
+                                                               std::string(relpath)))
+                             : Result<std::string>(std::string(
+                                   ahead.bytes, static_cast<std::size_t>(ahead.result)));
+      note_read(fd, content ? content->size() : 0);
       if (!content) forget_after_error(std::string(relpath), content.error().code);
       return content;
     }
@@ -231,6 +256,8 @@ class CachedDirectorySource final : public CachedFileSource {
       held_.emplace(key, *fd);
       ++held_generation_;
       stats_.held = held_.size();
+      track_held(*fd);
+      note_read(*fd, content ? content->size() : 0);
     } else {
       ::close(*fd);
     }
@@ -316,6 +343,13 @@ class CachedDirectorySource final : public CachedFileSource {
 
   void begin_pass() const override {
     const std::lock_guard lock(mutex_);
+    take_events();
+    read_ahead();
+  }
+
+ private:
+  /// The changes inotify reported since the last pass.
+  void take_events() const {
     if (inotify_fd_ < 0) return;
     // inotify(7): a read returns whole events; EAGAIN once the queue is empty (IN_NONBLOCK).
     alignas(inotify_event) std::array<char, 16384> buf{};
@@ -334,6 +368,112 @@ class CachedDirectorySource final : public CachedFileSource {
     }
   }
 
+  /// Reads every held file the last pass read, in one call of the ring (a few for more files
+  /// than its depth), before the collectors ask for them: their reads this pass take the values
+  /// from here instead of making a system call each (a pread per single value, an
+  /// io_uring_enter per directory). A value read ahead is at most one pass's duration older
+  /// than one read when asked for, and is served once; what a pass leaves unread is void at the
+  /// next. Without the ring there is no read-ahead.
+  void read_ahead() const {
+    ++pass_;
+    for (const int fd : ahead_fds_) tracked_[static_cast<std::size_t>(fd)].ahead = false;
+    ahead_fds_.clear();
+    last_pass_reads_.swap(pass_reads_);
+    pass_reads_.clear();
+    BatchedPread* batch = batch_reader();
+    if (batch == nullptr) return;
+    std::size_t total = 0;
+    for (const int fd : last_pass_reads_) {
+      Tracked& file = tracked_[static_cast<std::size_t>(fd)];
+      // Closed since, or listed twice (a descriptor number reused within the pass).
+      if (!file.held || file.ahead || file.pass + 1 != pass_) continue;
+      file.ahead = true;
+      file.offset = total;
+      file.slot = slot_for(file.size);
+      total += file.slot;
+      ahead_fds_.push_back(fd);
+    }
+    if (ahead_fds_.empty()) return;
+    ahead_buffer_.resize(total);
+    ahead_reads_.clear();
+    for (const int fd : ahead_fds_) {
+      const Tracked& file = tracked_[static_cast<std::size_t>(fd)];
+      ahead_reads_.push_back(BatchedPread::Read{fd, ahead_buffer_.data() + file.offset,
+                                                static_cast<std::uint32_t>(file.slot)});
+    }
+    ahead_results_.resize(ahead_fds_.size());
+    const std::uint64_t submitted = batch->submissions();
+    batch->read(ahead_reads_, ahead_results_);
+    stats_.batches += batch->submissions() - submitted;
+    if (!batch->available()) {  // the ring failed: this pass reads by pread
+      for (const int fd : ahead_fds_) tracked_[static_cast<std::size_t>(fd)].ahead = false;
+      ahead_fds_.clear();
+      return;
+    }
+    for (std::size_t j = 0; j < ahead_fds_.size(); ++j) {
+      tracked_[static_cast<std::size_t>(ahead_fds_[j])].result = ahead_results_[j];
+    }
+  }
+
+  /// The bytes a read-ahead asks of a file whose last read gave `size`: room for a quarter
+  /// more, so that a value that grew a little still fits (one that fills its slot is read
+  /// again whole).
+  std::size_t slot_for(std::size_t size) const {
+    const std::size_t wanted = (size + size / 4 + kBatchSlot) & ~(kBatchSlot - 1);
+    return std::min(wanted, options_.max_read_size + 1);
+  }
+
+  /// A value read ahead or in a batch: `result` bytes at `bytes`, or -errno; a file that
+  /// filled its `slot` was cut and is read again whole.
+  struct Ahead {
+    const char* bytes = nullptr;  ///< null: nothing read
+    long result = 0;
+    std::size_t slot = 0;
+    int fd = -1;
+    bool fills_slot() const { return result >= 0 && static_cast<std::size_t>(result) >= slot; }
+  };
+
+  /// The read-ahead's value of the held descriptor `fd`, once; bytes null when there is none.
+  Ahead take_ahead(int fd) const {
+    if (static_cast<std::size_t>(fd) >= tracked_.size()) return Ahead{nullptr, 0, 0, fd};
+    Tracked& file = tracked_[static_cast<std::size_t>(fd)];
+    if (!file.ahead) return Ahead{nullptr, 0, 0, fd};
+    file.ahead = false;
+    ++stats_.read_ahead;
+    return Ahead{ahead_buffer_.data() + file.offset, file.result, file.slot, fd};
+  }
+
+  /// The held descriptor `fd` was read this pass and gave `size` bytes: the next pass reads
+  /// it ahead.
+  void note_read(int fd, std::size_t size) const {
+    if (static_cast<std::size_t>(fd) >= tracked_.size()) return;
+    Tracked& file = tracked_[static_cast<std::size_t>(fd)];
+    if (!file.held) return;
+    file.size = size;
+    if (file.pass != pass_) {
+      file.pass = pass_;
+      pass_reads_.push_back(fd);
+    }
+  }
+
+  void track_held(int fd) const {
+    if (static_cast<std::size_t>(fd) >= tracked_.size()) {
+      tracked_.resize(static_cast<std::size_t>(fd) + 1);
+    }
+    tracked_[static_cast<std::size_t>(fd)] = Tracked{};
+    tracked_[static_cast<std::size_t>(fd)].held = true;
+  }
+
+  /// Closes a held descriptor; its number, which the kernel may hand out again at once, no
+  /// longer stands for the file (nor for a value read ahead).
+  void close_held(int fd) const {
+    ::close(fd);
+    if (static_cast<std::size_t>(fd) < tracked_.size()) {
+      tracked_[static_cast<std::size_t>(fd)] = Tracked{};
+    }
+  }
+
+ public:
   void invalidate(std::string_view prefix) const override {
     const std::lock_guard lock(mutex_);
     forget(prefix);
@@ -441,7 +581,7 @@ class CachedDirectorySource final : public CachedFileSource {
   void drop_held(const std::string& key) const {
     const auto it = held_.find(key);
     if (it == held_.end()) return;
-    ::close(it->second);
+    close_held(it->second);
     held_.erase(it);
     ++held_generation_;
     ++stats_.dropped;
@@ -451,7 +591,7 @@ class CachedDirectorySource final : public CachedFileSource {
   void forget(std::string_view prefix) const {
     for (auto it = held_.begin(); it != held_.end();) {
       if (under(it->first, prefix)) {
-        ::close(it->second);
+        close_held(it->second);
         it = held_.erase(it);
         ++held_generation_;
         ++stats_.dropped;
@@ -569,6 +709,27 @@ class CachedDirectorySource final : public CachedFileSource {
   mutable std::vector<int> batch_fds_;
   mutable std::vector<char> batch_buffers_;
   mutable std::vector<long> batch_results_;
+  mutable std::vector<Ahead> batch_got_;
+  mutable std::vector<std::size_t> ring_positions_;
+  mutable std::vector<int> ring_fds_;
+  /// What the read-ahead knows of each held descriptor, by its number.
+  struct Tracked {
+    bool held = false;
+    bool ahead = false;      ///< `result` is this pass's read-ahead, not yet taken
+    std::uint64_t pass = 0;  ///< the last pass that read it
+    std::size_t size = 0;    ///< bytes its last read gave
+    std::size_t offset = 0;  ///< of its read-ahead in ahead_buffer_
+    std::size_t slot = 0;    ///< bytes the read-ahead asked for
+    long result = 0;         ///< bytes the read-ahead read, or -errno
+  };
+  mutable std::vector<Tracked> tracked_;
+  mutable std::uint64_t pass_ = 0;
+  mutable std::vector<int> pass_reads_;       ///< held descriptors read this pass, once each
+  mutable std::vector<int> last_pass_reads_;  ///< the last pass's
+  mutable std::vector<int> ahead_fds_;        ///< read ahead this pass
+  mutable std::vector<BatchedPread::Read> ahead_reads_;
+  mutable std::vector<long> ahead_results_;
+  mutable std::vector<char> ahead_buffer_;
 };
 
 }  // namespace

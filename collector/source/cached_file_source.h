@@ -13,6 +13,12 @@
 //    kept with its descriptors in order (a plan), and the next pass of that same listing
 //    takes them without building or looking up a path per file, until any descriptor is
 //    opened or dropped;
+//  * read-ahead: begin_pass reads every held file the last pass read, all in one io_uring_enter
+//    per 256 files, and the pass's read_polled and read_polled_many calls take those values
+//    instead of asking the kernel (once each: a second read in the pass asks again). A tick of
+//    a 16-port host made ~190 system calls for its values, one pread per single value and one
+//    io_uring_enter per directory; it now makes ~6. A value is read at most one pass's
+//    duration before it is asked for, and the snapshot's time is taken as the pass begins;
 //  * read_static, list_static, read_link_static: served from memory until a change is seen or
 //    the refresh period ends (the safety net);
 //  * change detection: on a regular filesystem (fixture trees, the simulator, captures) every
@@ -66,6 +72,7 @@ struct FileCacheStats {
   std::uint64_t batched_reads = 0;  ///< values read in a batch (read_polled_many)
   std::uint64_t batches = 0;        ///< io_uring_enter calls that read them
   std::uint64_t planned = 0;        ///< read_polled_many calls served by a kept plan
+  std::uint64_t read_ahead = 0;     ///< values served from the pass's read-ahead
   /// Why read_polled_many reads one pread each: io_uring could not be set up or failed
   /// ("io_uring_setup: Operation not permitted"), or batch_reads is off; "" while it batches.
   std::string batch_unavailable;
