@@ -129,7 +129,9 @@ class TextFamilySet {
   /// `cache`: the lines' heads kept from the last page (line_cache.h); null: a cache of this
   /// page's own.
   explicit TextFamilySet(MetricsLineCache* cache = nullptr)
-      : cache_(cache != nullptr ? cache : &own_cache_) {}
+      : cache_(cache != nullptr ? cache : &own_cache_),
+        families_(cache_->families()),
+        page_(cache_->begin_page()) {}
 
   void add(const std::string& name, const Labels& labels, double value) {
     std::string& lines = family(name).lines;
@@ -170,24 +172,30 @@ class TextFamilySet {
   void write(std::string& out, const std::vector<MetricFamily>& more) const {
     auto next = more.begin();
     for (const auto& [name, family] : families_) {
+      if (family.page != page_) continue;  // none of this page's samples
       for (; next != more.end() && next->name < name; ++next) append_family(out, *next);
-      append_family_head(out, name, family.header.help, family.header.type);
+      out += family.head;
       out += family.lines;
     }
     for (; next != more.end(); ++next) append_family(out, *next);
   }
 
  private:
-  struct Family {
-    FamilyHeader header;
-    std::string lines;
-  };
+  using Family = MetricsLineCache::FamilyText;
   Family& family(const std::string& name) {
     // Samples come in runs of one family (a port's series, say): look it up once a run.
     if (last_ == nullptr || last_name_ != name) {
       auto [it, added] = families_.try_emplace(name);
-      if (added) it->second.header = family_header(name);
-      last_ = &it->second;
+      Family& family = it->second;
+      if (added) {
+        const FamilyHeader header = family_header(name);
+        append_family_head(family.head, name, header.help, header.type);
+      }
+      if (family.page != page_) {  // the first sample of this page: last page's lines go
+        family.lines.clear();
+        family.page = page_;
+      }
+      last_ = &family;
       last_name_ = name;
     }
     return *last_;
@@ -198,11 +206,12 @@ class TextFamilySet {
     line.text('\n');
   }
 
-  std::map<std::string, Family, std::less<>> families_;
-  Family* last_ = nullptr;
-  std::string last_name_;
   MetricsLineCache own_cache_;
   MetricsLineCache* cache_;
+  MetricsLineCache::Families& families_;
+  std::uint64_t page_;
+  Family* last_ = nullptr;
+  std::string last_name_;
   std::size_t series_at_ = 0;  ///< canonical series written so far: the cache's position
   std::size_t raw_at_ = 0;     ///< raw maps written so far
 };

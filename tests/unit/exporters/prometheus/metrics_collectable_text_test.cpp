@@ -103,6 +103,13 @@ TEST_CASE("the exporter's text with the last page's line heads is the text with 
     }
   }
   CHECK(pages >= 3 * 3 * scenarios.scenarios.size());
+  // Then pages without a tick: the families of the last one are kept (their buffers) but are
+  // not on these pages, not even their HELP and TYPE lines.
+  const ExporterView empty;
+  for (std::size_t i = 0; i < sets.size(); ++i) {
+    CHECK(render_metrics_text(empty, sets[i], 0, &caches[i]) ==
+          render_metrics_text(empty, sets[i]));
+  }
 }
 
 TEST_CASE("the line heads of a raw counter map follow its names, not only its labels",
