@@ -17,7 +17,9 @@
 #   strace phase), BASE_BUILD (another build directory, say of main before a change: its two
 #   exporters run in the same window, and the CPU per poll of this build over the base's is
 #   printed; runs of the two builds one after the other differ by more on a VM whose speed
-#   changes between runs).
+#   changes between runs), SCRAPE_ENCODING (default "gzip": the scrapes in the window ask for
+#   `Accept-Encoding: gzip`, as Prometheus does by default, so each exporter's compression of
+#   its page is in its CPU; "identity" leaves it out).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
 need curl
@@ -29,6 +31,7 @@ seconds=${3:-30}
 interval=${4:-0.2}
 ne_collectors=${NE_COLLECTORS:-infiniband netclass}
 strace_seconds=${STRACE_SECONDS:-5}
+encoding=${SCRAPE_ENCODING:-gzip}
 tree="$work/host$ports"
 python3 "$repo/bench/make_synthetic_tree.py" "$tree" "$ports" || fail "tree generator"
 hz=$(getconf CLK_TCK)
@@ -83,13 +86,14 @@ pause=0
 [ "$interval" != "0.2" ] && pause=$interval
 end=$((SECONDS + seconds))
 while [ "$SECONDS" -lt "$end" ]; do
-  curl -sS --fail -o /dev/null "http://127.0.0.1:$ne_port/metrics" || fail "node_exporter scrape"
+  curl -sS --fail -o /dev/null -H "Accept-Encoding: $encoding" \
+    "http://127.0.0.1:$ne_port/metrics" || fail "node_exporter scrape"
   ne_scrapes=$((ne_scrapes + 1))
   if [ "$pause" != 0 ]; then
     # Prometheus scrapes all at the interval: rdmatop serves its latest collection.
     for role in "${roles[@]}"; do
-      curl -sS --fail -o /dev/null "http://127.0.0.1:${port[$role]}/metrics" ||
-        fail "rdmatop scrape ($role)"
+      curl -sS --fail -o /dev/null -H "Accept-Encoding: $encoding" \
+        "http://127.0.0.1:${port[$role]}/metrics" || fail "rdmatop scrape ($role)"
     done
     sleep "$pause"
   fi
@@ -104,8 +108,8 @@ for role in "${roles[@]}"; do
 done
 ne_ms=$(per_poll $((ne_t1 - ne_t0)) "$ne_scrapes")
 echo "synthetic host: $ports mlx5 ports ($(find "$tree" -type f | wc -l) files)," \
-  "${seconds} s window, interval $interval s, CPU (user + system) of each process," \
-  "load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  "${seconds} s window, interval $interval s, scrapes with Accept-Encoding: $encoding," \
+  "CPU (user + system) of each process, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf 'rdmatop exporter:                    %5d polls, %8s ms CPU per poll, %6s samples served\n' \
   "${polls[full]}" "${ms[full]}" "$(samples "${port[full]}")"
 printf 'rdmatop exporter --no-builtin-rules: %5d polls, %8s ms CPU per poll, %6s samples served\n' \

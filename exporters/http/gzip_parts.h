@@ -1,10 +1,13 @@
-// A gzip member (RFC 1952) sent as two parts: a front compressed once and shared by many
-// responses, and a short tail compressed per response. The front's deflate stream (RFC 1951)
-// ends at a full flush: byte-aligned, with no block marked final and no back-reference that a
-// later block could need, so the tail's own deflate stream may follow it inside the same member.
-// The trailer's CRC-32 of the whole text is combined from the two parts' (zlib crc32_combine).
-// One member, not two concatenated ones, because not every gzip reader goes past the first
-// member.
+// A gzip member (RFC 1952) sent as three parts: a short head compressed per response, a body
+// compressed once and shared by many responses, and the trailer. The head's deflate stream
+// (RFC 1951) ends at a full flush: byte-aligned, with no block marked final and no back-reference
+// that a later block could need, so the body's own deflate stream may follow it inside the same
+// member and end it. The body is deflated whole by libdeflate, which on a 16-port host's
+// 660 KB /metrics page is 1.6x faster than zlib's fastest level and 10% smaller
+// (bench/README.md); the head, a few hundred bytes, by zlib, which can stop a stream at a full
+// flush. The trailer's CRC-32 of the whole text is combined from the two parts' (zlib
+// crc32_combine). One member, not two concatenated ones, because not every gzip reader goes past
+// the first member (curl stops there).
 #pragma once
 
 #include <cstdint>
@@ -14,17 +17,20 @@
 
 namespace rdmatop::http {
 
-struct GzipFront {
-  std::string bytes;           ///< the gzip header and the deflated text, to a full flush
+struct GzipBody {
+  std::string bytes;           ///< the text deflated, ending the stream (no gzip header)
   std::uint32_t text_crc = 0;  ///< CRC-32 of the text
   std::uint64_t text_size = 0;
 };
 
-/// The front of a member holding `text`; none if zlib fails (out of memory).
-std::optional<GzipFront> gzip_front(std::string_view text);
+/// The body of members whose text ends with `text`; none if libdeflate fails (out of memory).
+std::optional<GzipBody> gzip_body(std::string_view text);
 
-/// What completes the member after `front`: `tail` deflated, ending the stream, and the
-/// trailer over front and tail together. None if zlib fails.
-std::optional<std::string> gzip_tail(const GzipFront& front, std::string_view tail);
+/// The gzip header and `head` deflated to a full flush: what goes before a body. None if zlib
+/// fails.
+std::optional<std::string> gzip_head(std::string_view head);
+
+/// The trailer of the member holding `head` then `body`'s text.
+std::string gzip_trailer(std::string_view head, const GzipBody& body);
 
 }  // namespace rdmatop::http

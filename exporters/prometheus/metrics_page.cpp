@@ -33,8 +33,8 @@ void MetricsPage::publish(std::string text, std::shared_ptr<const void> source) 
   page.text = std::make_shared<const std::string>(std::move(text));
   page.source = std::move(source);
   if (gzip_wanted_.load(std::memory_order_relaxed)) {
-    if (auto front = http::gzip_front(*page.text)) {
-      page.gzip = std::make_shared<const http::GzipFront>(std::move(*front));
+    if (auto body = http::gzip_body(*page.text)) {
+      page.gzip = std::make_shared<const http::GzipBody>(std::move(*body));
     }
   }
   const std::lock_guard<std::mutex> lock(mutex_);
@@ -51,13 +51,13 @@ MetricsPage::Rendered MetricsPage::rendered() const {
   return rendered_;
 }
 
-std::shared_ptr<const http::GzipFront> MetricsPage::gzip_front_of(const Rendered& page) {
+std::shared_ptr<const http::GzipBody> MetricsPage::gzip_body_of(const Rendered& page) {
   gzip_wanted_.store(true, std::memory_order_relaxed);
   if (page.gzip != nullptr) return page.gzip;
   const std::string_view text = page.text != nullptr ? std::string_view(*page.text) : "";
-  auto front = http::gzip_front(text);
-  if (!front) return nullptr;
-  auto shared = std::make_shared<const http::GzipFront>(std::move(*front));
+  auto body = http::gzip_body(text);
+  if (!body) return nullptr;
+  auto shared = std::make_shared<const http::GzipBody>(std::move(*body));
   // Kept for the other scrapes of this collection, unless a newer one was published meanwhile.
   const std::lock_guard<std::mutex> lock(mutex_);
   if (rendered_.text == page.text && rendered_.gzip == nullptr) rendered_.gzip = shared;
@@ -70,20 +70,24 @@ MetricsBody MetricsPage::render(bool accept_gzip) {
   scrapes_->Increment();
   auto own = std::make_shared<std::string>();
   append_text_exposition(*own, registry_->Collect());
+  // The per-scrape families first: the collection's page, shared by every scrape of it, ends
+  // the body, and its gzip body ends the gzip member (gzip_parts.h). The text format puts no
+  // order on families.
   MetricsBody body;
   if (accept_gzip) {
-    if (auto front = gzip_front_of(page)) {
-      if (auto tail = http::gzip_tail(*front, *own)) {
-        // The front's bytes stay owned by the shared front (aliasing constructor).
-        body.parts = {std::shared_ptr<const std::string>(front, &front->bytes),
-                      std::make_shared<const std::string>(std::move(*tail))};
+    if (auto zipped = gzip_body_of(page)) {
+      if (auto head = http::gzip_head(*own)) {
+        // The page's bytes stay owned by the shared body (aliasing constructor).
+        body.parts = {std::make_shared<const std::string>(std::move(*head)),
+                      std::shared_ptr<const std::string>(zipped, &zipped->bytes),
+                      std::make_shared<const std::string>(http::gzip_trailer(*own, *zipped))};
         body.gzip = true;
       }
     }
   }
   if (!body.gzip) {
-    if (page.text != nullptr) body.parts.push_back(page.text);
     body.parts.push_back(std::move(own));
+    if (page.text != nullptr) body.parts.push_back(page.text);
   }
   transferred_bytes_->Increment(static_cast<double>(http::body_size(body.parts)));
   latencies_->Observe(static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(

@@ -1,7 +1,7 @@
 // The /metrics body. Each collection is rendered once, by the poll thread right after the
 // collection (render_metrics_page, published here), as text format 0.0.4 and,
-// once any scraper has asked for gzip, as the shared front of a gzip member (gzip_parts.h).
-// A scrape then only sends those bytes, plus the few families that change per scrape
+// once any scraper has asked for gzip, as the shared body of a gzip member (gzip_parts.h).
+// A scrape then only sends those bytes, after the few families that change per scrape
 // (exposer_scrapes_total, exposer_transferred_bytes_total, exposer_request_latencies: the names
 // prometheus-cpp's Exposer used, kept for dashboards): no scrape waits for a rendering, the
 // first after a collection included, which is every scrape when Prometheus scrapes less often
@@ -48,13 +48,13 @@ class MetricsPage {
     std::shared_ptr<const std::string> text;
     /// Null until a scraper asks for gzip: a collection nobody scrapes compressed is never
     /// compressed.
-    std::shared_ptr<const http::GzipFront> gzip;
+    std::shared_ptr<const http::GzipBody> gzip;
     std::shared_ptr<const void> source;
   };
   Rendered rendered() const;
-  /// The gzip front of `text`, made now by the first gzip scrape after a publish that did not
+  /// The gzip body of `text`, made now by the first gzip scrape after a publish that did not
   /// make one.
-  std::shared_ptr<const http::GzipFront> gzip_front_of(const Rendered& page);
+  std::shared_ptr<const http::GzipBody> gzip_body_of(const Rendered& page);
 
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Counter* transferred_bytes_ = nullptr;

@@ -24,53 +24,60 @@ std::string metrics_like(std::mt19937& rng, std::size_t lines) {
 
 }  // namespace
 
-TEST_CASE("a gzip front and a tail decode as one member holding both texts", "[gzip]") {
+TEST_CASE("a gzip head, a body and the trailer decode as one member holding both texts", "[gzip]") {
   std::mt19937 rng(7);
-  for (const std::size_t front_lines : {0, 1, 30, 5000}) {
-    for (const std::size_t tail_lines : {0, 1, 12}) {
-      const std::string front_text = metrics_like(rng, front_lines);
-      const std::string tail_text = metrics_like(rng, tail_lines);
-      const auto front = gzip_front(front_text);
-      REQUIRE(front);
-      CHECK(front->text_size == front_text.size());
-      const auto tail = gzip_tail(*front, tail_text);
-      REQUIRE(tail);
-      INFO(front_lines << " front lines, " << tail_lines << " tail lines");
-      CHECK(gunzip(front->bytes + *tail) == front_text + tail_text);
+  for (const std::size_t body_lines : {0, 1, 30, 5000}) {
+    for (const std::size_t head_lines : {0, 1, 12}) {
+      const std::string body_text = metrics_like(rng, body_lines);
+      const std::string head_text = metrics_like(rng, head_lines);
+      const auto body = gzip_body(body_text);
+      REQUIRE(body);
+      CHECK(body->text_size == body_text.size());
+      const auto head = gzip_head(head_text);
+      REQUIRE(head);
+      INFO(body_lines << " body lines, " << head_lines << " head lines");
+      CHECK(gunzip(*head + body->bytes + gzip_trailer(head_text, *body)) == head_text + body_text);
     }
   }
 }
 
-TEST_CASE("one front serves many tails", "[gzip]") {
+TEST_CASE("one body serves many heads", "[gzip]") {
   std::mt19937 rng(11);
-  const std::string front_text = metrics_like(rng, 800);
-  const auto front = gzip_front(front_text);
-  REQUIRE(front);
-  CHECK(front->bytes.size() < front_text.size() / 2);  // it is compressed
+  const std::string body_text = metrics_like(rng, 800);
+  const auto body = gzip_body(body_text);
+  REQUIRE(body);
+  CHECK(body->bytes.size() < body_text.size() / 2);  // it is compressed
   for (int scrape = 1; scrape <= 3; ++scrape) {
-    const std::string tail_text = "exposer_scrapes_total " + std::to_string(scrape) + "\n";
-    const auto tail = gzip_tail(*front, tail_text);
-    REQUIRE(tail);
-    CHECK(gunzip(front->bytes + *tail) == front_text + tail_text);
+    const std::string head_text = "exposer_scrapes_total " + std::to_string(scrape) + "\n";
+    const auto head = gzip_head(head_text);
+    REQUIRE(head);
+    CHECK(gunzip(*head + body->bytes + gzip_trailer(head_text, *body)) == head_text + body_text);
   }
 }
 
-TEST_CASE("a member whose front is cut short, or whose trailer lies, does not decode", "[gzip]") {
+TEST_CASE("a member whose body is cut short, or whose trailer lies, does not decode", "[gzip]") {
   std::mt19937 rng(3);
-  const std::string front_text = metrics_like(rng, 100);
-  const auto front = gzip_front(front_text);
-  REQUIRE(front);
-  const auto tail = gzip_tail(*front, "tail\n");
-  REQUIRE(tail);
-  std::string member = front->bytes + *tail;
-  member[member.size() - 6] ^= 1;  // a bit of the CRC-32
-  z_stream stream{};
-  REQUIRE(inflateInit2(&stream, 15 + 16) == Z_OK);
-  std::string out(front_text.size() + 64, '\0');
-  stream.next_in = reinterpret_cast<Bytef*>(member.data());
-  stream.avail_in = static_cast<uInt>(member.size());
-  stream.next_out = reinterpret_cast<Bytef*>(out.data());
-  stream.avail_out = static_cast<uInt>(out.size());
-  CHECK(inflate(&stream, Z_FINISH) == Z_DATA_ERROR);
-  inflateEnd(&stream);
+  const std::string body_text = metrics_like(rng, 100);
+  const auto body = gzip_body(body_text);
+  REQUIRE(body);
+  const auto head = gzip_head("head\n");
+  REQUIRE(head);
+  const std::string trailer = gzip_trailer("head\n", *body);
+  const auto fails = [&](std::string member) {
+    z_stream stream{};
+    REQUIRE(inflateInit2(&stream, 15 + 16) == Z_OK);
+    std::string out(body_text.size() + 64, '\0');
+    stream.next_in = reinterpret_cast<Bytef*>(member.data());
+    stream.avail_in = static_cast<uInt>(member.size());
+    stream.next_out = reinterpret_cast<Bytef*>(out.data());
+    stream.avail_out = static_cast<uInt>(out.size());
+    const int rc = inflate(&stream, Z_FINISH);
+    inflateEnd(&stream);
+    return rc != Z_STREAM_END;
+  };
+  CHECK_FALSE(fails(*head + body->bytes + trailer));
+  std::string lying = *head + body->bytes + trailer;
+  lying[lying.size() - 6] ^= 1;  // a bit of the CRC-32
+  CHECK(fails(lying));
+  CHECK(fails(*head + body->bytes.substr(0, body->bytes.size() / 2) + trailer));
 }
