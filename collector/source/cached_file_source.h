@@ -70,7 +70,7 @@ struct FileCacheStats {
   std::uint64_t opens = 0;          ///< openat of a file (polled or static)
   std::uint64_t preads = 0;         ///< pread of a held or just opened file
   std::uint64_t batched_reads = 0;  ///< values read in a batch (read_polled_many)
-  std::uint64_t batches = 0;        ///< io_uring_enter calls that read them
+  std::uint64_t batches = 0;        ///< io_uring_enter calls: the batches and the read-ahead
   std::uint64_t planned = 0;        ///< read_polled_many calls served by a kept plan
   std::uint64_t read_ahead = 0;     ///< values served from the pass's read-ahead
   /// Why read_polled_many reads one pread each: io_uring could not be set up or failed

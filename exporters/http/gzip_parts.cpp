@@ -45,8 +45,8 @@ std::uint32_t crc_of(std::string_view text) {
       crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size())));
 }
 
-/// The compressor of this thread, made at its first body (libdeflate_alloc_compressor: ~0.5 MB
-/// of match-finder tables, which every call would otherwise allocate).
+/// The compressor of this thread, made at its first body: libdeflate_alloc_compressor allocates
+/// its match finder's tables, which every call would otherwise allocate again.
 libdeflate_compressor* thread_compressor() {
   struct Owner {
     libdeflate_compressor* compressor = libdeflate_alloc_compressor(1);  // the fastest level
