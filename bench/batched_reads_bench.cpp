@@ -76,6 +76,10 @@ int main(int argc, char** argv) {
   std::printf("pread each:        user %.2f us, system %.2f us per value (%ld errors)\n",
               (p1.user - p0.user) / values, (p1.system - p0.system) / values, errors);
 
+  std::vector<rdmatop::BatchedPread::Read> reads;
+  for (std::size_t i = 0; i < fds.size(); ++i) {
+    reads.push_back({fds[i], buffers.data() + i * kSlot, static_cast<std::uint32_t>(kSlot)});
+  }
   rdmatop::BatchedPread batch;
   if (!batch.available()) {
     std::printf("io_uring:          unavailable here (%s)\n", batch.unavailable_reason().c_str());
@@ -84,7 +88,7 @@ int main(int argc, char** argv) {
   errors = 0;
   const CpuUs b0 = process_cpu_us();
   for (int r = 0; r < rounds; ++r) {
-    batch.read(fds, kSlot, buffers.data(), results);
+    batch.read(reads, results);
     for (const long n : results) errors += n < 0 ? 1 : 0;
   }
   const CpuUs b1 = process_cpu_us();

@@ -136,9 +136,7 @@ PublishedTick build_tick(const Observation* first, Observation last, std::vector
   }
   // Most series are a port's, spread about evenly over the ports: each port's list is made
   // that long at once instead of growing (and moving its series) eight times.
-  if (!report.ports.empty()) {
-    for (TickPort& port : report.ports) port.series.reserve(now.size() / report.ports.size());
-  }
+  for (TickPort& port : report.ports) port.series.reserve(now.size() / report.ports.size());
   std::vector<std::size_t> ports_of_series;
   // `now` is sorted by series key, so one name's series are neighbours: the catalogue is
   // asked once per name, not once per series.

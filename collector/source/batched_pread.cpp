@@ -39,14 +39,14 @@ BatchedPread::~BatchedPread() {
   if (ring_) io_uring_queue_exit(&ring_->ring);
 }
 
-template <class Prepare>
-void BatchedPread::read_each(std::size_t count, Prepare prepare, std::span<long> results) {
+void BatchedPread::read(std::span<const Read> reads, std::span<long> results) {
   io_uring& ring = ring_->ring;
+  const std::size_t count = reads.size();
   for (std::size_t begin = 0; begin < count; begin += depth_) {
     const std::size_t end = std::min(count, begin + depth_);
     for (std::size_t i = begin; i < end; ++i) {
       io_uring_sqe* sqe = io_uring_get_sqe(&ring);  // the ring has depth_ free entries here
-      prepare(i, sqe);
+      io_uring_prep_read(sqe, reads[i].fd, reads[i].buffer, reads[i].length, 0);
       io_uring_sqe_set_data64(sqe, i);
     }
     std::size_t pending = end - begin;
@@ -80,25 +80,6 @@ void BatchedPread::read_each(std::size_t count, Prepare prepare, std::span<long>
       if (seen > 0) idle_retries = 0;
     }
   }
-}
-
-void BatchedPread::read(std::span<const int> fds, std::size_t slot, char* buffers,
-                        std::span<long> results) {
-  read_each(
-      fds.size(),
-      [&](std::size_t i, io_uring_sqe* sqe) {
-        io_uring_prep_read(sqe, fds[i], buffers + i * slot, static_cast<unsigned>(slot), 0);
-      },
-      results);
-}
-
-void BatchedPread::read(std::span<const Read> reads, std::span<long> results) {
-  read_each(
-      reads.size(),
-      [&](std::size_t i, io_uring_sqe* sqe) {
-        io_uring_prep_read(sqe, reads[i].fd, reads[i].buffer, reads[i].length, 0);
-      },
-      results);
 }
 
 }  // namespace rdmatop

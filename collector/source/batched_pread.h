@@ -30,19 +30,16 @@ class BatchedPread {
   /// Why available() is false ("io_uring_setup: Operation not permitted"); "" when it is true.
   const std::string& unavailable_reason() const { return unavailable_reason_; }
 
-  /// Reads up to `slot` bytes at offset 0 of each `fds[i]` into `buffers + i * slot`; sets
-  /// `results[i]` to the bytes read or to -errno, as pread(2) would have returned (EINTR is
-  /// retried). Only when available(). Should the ring itself fail, the reads not done get its
-  /// error and available() turns false, with the reason.
-  void read(std::span<const int> fds, std::size_t slot, char* buffers, std::span<long> results);
-
-  /// One read of a batch whose buffers differ in size.
+  /// One read at offset 0: up to `length` bytes of `fd` into `buffer`.
   struct Read {
     int fd = -1;
     char* buffer = nullptr;
     std::uint32_t length = 0;
   };
-  /// As above, each read into its own buffer: `results[i]` is what `reads[i]` returned.
+  /// Makes each of `reads`; sets `results[i]` to the bytes `reads[i]` read or to -errno, as
+  /// pread(2) would have returned (EINTR is retried). Only when available(). Should the ring
+  /// itself fail, the reads not done get its error and available() turns false, with the
+  /// reason.
   void read(std::span<const Read> reads, std::span<long> results);
 
   /// io_uring_enter calls made so far.
@@ -50,10 +47,6 @@ class BatchedPread {
 
  private:
   struct Ring;
-  /// Both reads: `prepare(i, sqe)` sets up the i-th of `count` reads.
-  template <class Prepare>
-  void read_each(std::size_t count, Prepare prepare, std::span<long> results);
-
   std::unique_ptr<Ring> ring_;
   unsigned depth_ = 0;
   std::string unavailable_reason_;

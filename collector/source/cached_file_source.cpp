@@ -114,39 +114,39 @@ class CachedDirectorySource final : public CachedFileSource {
     const std::lock_guard lock(mutex_);
     out.assign(names->size(), Result<std::string>(std::string()));
     ChildPaths paths(reldir);
-    BatchedPread* batch = batch_reader();
-    batch_index_.clear();
-    batch_fds_.clear();
-    if (batch != nullptr) {
+    // Plans serve the read-ahead, which needs the ring.
+    const bool planning = batch_reader() != nullptr;
+    if (planning) {
       // The same listing as last pass, every file still held: last pass's descriptors, with no
       // path made or looked up (a hash of a ~100-byte path and a node visited per value).
       const auto plan = plans_.find(reldir);
       if (plan != plans_.end() && plan->second.names == names &&
           plan->second.generation == held_generation_) {
         ++stats_.planned;
-        read_batch(*batch, paths, *names, plan->second.fds, {}, out);
+        take_values(paths, *names, plan->second.fds, {}, out);
         return;
       }
     }
-    // The files held open go to the kernel together; the others are opened one by one (the
+    // The files held open take their read-ahead values; the others are opened one by one (the
     // first pass, or after a change).
+    held_index_.clear();
+    held_fds_.clear();
     for (std::size_t i = 0; i < names->size(); ++i) {
       const std::string& file = paths.of((*names)[i]);
       const auto it = held_.find(std::string_view(file));
-      if (batch != nullptr && it != held_.end()) {
-        batch_index_.push_back(i);
-        batch_fds_.push_back(it->second);
+      if (it != held_.end()) {
+        held_index_.push_back(i);
+        held_fds_.push_back(it->second);
       } else {
         out[i] = read_polled_locked(file);
       }
     }
-    if (batch_fds_.empty()) return;
+    if (held_fds_.empty()) return;
     const std::uint64_t generation = held_generation_;
-    read_batch(*batch, paths, *names, batch_fds_, batch_index_, out);
+    take_values(paths, *names, held_fds_, held_index_, out);
     // Every file was held and still is: the next pass of this listing starts from here.
-    if (batch_fds_.size() == names->size() && held_generation_ == generation &&
-        batch->available()) {
-      plans_.insert_or_assign(std::string(reldir), ReadPlan{names, generation, batch_fds_});
+    if (planning && held_fds_.size() == names->size() && held_generation_ == generation) {
+      plans_.insert_or_assign(std::string(reldir), ReadPlan{names, generation, held_fds_});
     }
   }
 
@@ -159,53 +159,27 @@ class CachedDirectorySource final : public CachedFileSource {
     std::vector<int> fds;
   };
 
-  /// Files the values of `fds` into `out`: `fds[k]` is the file names[index[k]] (an empty
-  /// `index`: names[k]). What the pass's read-ahead read is taken from it; the others are read
-  /// in one call of the ring. `fds` is not read after that, so it may be a plan that an error
-  /// below drops.
-  void read_batch(BatchedPread& batch, ChildPaths& paths, const std::vector<std::string>& names,
-                  std::span<const int> fds, std::span<const std::size_t> index,
-                  std::vector<Result<std::string>>& out) const {
+  /// Files the values of the held `fds` into `out`: `fds[k]` is the file names[index[k]] (an
+  /// empty `index`: names[k]). Each takes the value the pass's read-ahead read; one without
+  /// (a second read in the pass) or longer than its slot is read by pread. Every value is
+  /// taken before any is filed, so `fds` may be a plan that an error below drops.
+  void take_values(ChildPaths& paths, const std::vector<std::string>& names,
+                   std::span<const int> fds, std::span<const std::size_t> index,
+                   std::vector<Result<std::string>>& out) const {
     const auto name_of = [&](std::size_t k) { return index.empty() ? k : index[k]; };
-    const std::size_t count = fds.size();
-    batch_got_.resize(count);
-    ring_positions_.clear();
-    ring_fds_.clear();
-    for (std::size_t k = 0; k < count; ++k) {
-      batch_got_[k] = take_ahead(fds[k]);
-      if (batch_got_[k].bytes == nullptr) {
-        ring_positions_.push_back(k);
-        ring_fds_.push_back(fds[k]);
-      }
-    }
-    if (!ring_fds_.empty()) {
-      batch_buffers_.resize(ring_fds_.size() * kBatchSlot);
-      batch_results_.resize(ring_fds_.size());
-      const std::uint64_t submitted = batch.submissions();
-      batch.read(ring_fds_, kBatchSlot, batch_buffers_.data(), batch_results_);
-      stats_.batches += batch.submissions() - submitted;
-      // Should the ring fail under this batch, it is given up, and its files are read again
-      // by pread below (bytes stay null).
-      if (batch.available()) {
-        stats_.batched_reads += ring_fds_.size();
-        for (std::size_t j = 0; j < ring_fds_.size(); ++j) {
-          batch_got_[ring_positions_[j]] = Ahead{batch_buffers_.data() + j * kBatchSlot,
-                                                 batch_results_[j], kBatchSlot, ring_fds_[j]};
-        }
-      }
-    }
-    for (std::size_t k = 0; k < count; ++k) {
+    taken_.resize(fds.size());
+    for (std::size_t k = 0; k < fds.size(); ++k) taken_[k] = take_ahead(fds[k]);
+    for (std::size_t k = 0; k < taken_.size(); ++k) {
       const std::size_t i = name_of(k);
-      const Ahead& got = batch_got_[k];
+      const Ahead& got = taken_[k];
       if (got.bytes == nullptr || got.fills_slot()) {
-        // Not read (the ring failed), or longer than its slot: read whole.
         out[i] = read_polled_locked(paths.of(names[i]));
       } else if (got.result < 0) {
         const std::string& file = paths.of(names[i]);
         out[i] = errno_error(static_cast<int>(-got.result), file);
         note_read(got.fd, 0);
-        // May close other descriptors of the batch: their values are in batch_got_ already,
-        // and a later file that needs reading again looks its descriptor up anew above.
+        // May close other descriptors of the listing: their values are in taken_ already,
+        // and a later file that needs reading again looks its descriptor up anew.
         forget_after_error(file, static_cast<int>(-got.result));
       } else {
         note_read(got.fd, static_cast<std::size_t>(got.result));
@@ -214,9 +188,9 @@ class CachedDirectorySource final : public CachedFileSource {
     }
   }
 
-  /// Bytes read of each file of a batch: a counter's text is at most 21 digits and a newline;
-  /// a file that fills its slot is read again whole.
-  static constexpr std::size_t kBatchSlot = 64;
+  /// The least a read-ahead asks of a file: a counter's text is at most 21 digits and a
+  /// newline; a file that fills its slot is read again whole.
+  static constexpr std::size_t kMinSlot = 64;
 
   /// The ring, made at the first call; nullptr when reads are not batched (batch_fallback).
   BatchedPread* batch_reader() const {
@@ -419,12 +393,12 @@ class CachedDirectorySource final : public CachedFileSource {
   /// more, so that a value that grew a little still fits (one that fills its slot is read
   /// again whole).
   std::size_t slot_for(std::size_t size) const {
-    const std::size_t wanted = (size + size / 4 + kBatchSlot) & ~(kBatchSlot - 1);
+    const std::size_t wanted = (size + size / 4 + kMinSlot) & ~(kMinSlot - 1);
     return std::min(wanted, options_.max_read_size + 1);
   }
 
-  /// A value read ahead or in a batch: `result` bytes at `bytes`, or -errno; a file that
-  /// filled its `slot` was cut and is read again whole.
+  /// A value read ahead: `result` bytes at `bytes`, or -errno; a file that filled its `slot`
+  /// was cut and is read again whole.
   struct Ahead {
     const char* bytes = nullptr;  ///< null: nothing read
     long result = 0;
@@ -703,15 +677,12 @@ class CachedDirectorySource final : public CachedFileSource {
   mutable int inotify_fd_ = -1;
   mutable bool inotify_failed_ = false;
   mutable FileCacheStats stats_;
-  // read_polled_many's ring (made at its first call) and its buffers, reused across calls.
+  // The read-ahead's ring, made at the first pass.
   mutable std::unique_ptr<BatchedPread> batch_;
-  mutable std::vector<std::size_t> batch_index_;
-  mutable std::vector<int> batch_fds_;
-  mutable std::vector<char> batch_buffers_;
-  mutable std::vector<long> batch_results_;
-  mutable std::vector<Ahead> batch_got_;
-  mutable std::vector<std::size_t> ring_positions_;
-  mutable std::vector<int> ring_fds_;
+  // read_polled_many's buffers, reused across calls.
+  mutable std::vector<std::size_t> held_index_;
+  mutable std::vector<int> held_fds_;
+  mutable std::vector<Ahead> taken_;
   /// What the read-ahead knows of each held descriptor, by its number.
   struct Tracked {
     bool held = false;

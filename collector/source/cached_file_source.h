@@ -7,18 +7,18 @@
 //    removed, kernfs_get_active fails), ESTALE or EIO closes the descriptor, forgets what was
 //    cached in that directory and returns the error: the collectors treat the object as gone,
 //    and the next pass opens the file again if it came back;
-//  * read_polled_many: the held files of one directory read in one io_uring_enter(2)
-//    (batched_pread.h), a file not held yet through read_polled; without io_uring, one pread
-//    each, and stats().batch_unavailable says why. A listing read whole from held files is
-//    kept with its descriptors in order (a plan), and the next pass of that same listing
-//    takes them without building or looking up a path per file, until any descriptor is
-//    opened or dropped;
-//  * read-ahead: begin_pass reads every held file the last pass read, all in one io_uring_enter
-//    per 256 files, and the pass's read_polled and read_polled_many calls take those values
-//    instead of asking the kernel (once each: a second read in the pass asks again). A tick of
-//    a 16-port host made ~190 system calls for its values, one pread per single value and one
-//    io_uring_enter per directory; it now makes ~6. A value is read at most one pass's
-//    duration before it is asked for, and the snapshot's time is taken as the pass begins;
+//  * read-ahead: begin_pass reads every held file the last pass read, all in one
+//    io_uring_enter(2) per 256 files (batched_pread.h), and the pass's read_polled and
+//    read_polled_many calls take those values instead of asking the kernel (once each: a second
+//    read in the pass asks again, by pread). A tick of the 16-port host made 203 system calls,
+//    a pread per single value and an io_uring_enter per counter directory; it now makes 18 in
+//    all (bench/README.md, "Session 26"). A value is read at most one pass's duration before it
+//    is asked for, and the snapshot's time is taken as the pass begins. Without io_uring there
+//    is no read-ahead: one pread each, and stats().batch_unavailable says why;
+//  * read_polled_many: a file not held yet is opened through read_polled. A listing read whole
+//    from held files is kept with its descriptors in order (a plan), and the next pass of that
+//    same listing takes their values without building or looking up a path per file, until any
+//    descriptor is opened or dropped;
 //  * read_static, list_static, read_link_static: served from memory until a change is seen or
 //    the refresh period ends (the safety net);
 //  * change detection: on a regular filesystem (fixture trees, the simulator, captures) every
@@ -59,22 +59,21 @@ struct FileCacheOptions {
   /// pread(2), injectable so that tests can make a held descriptor fail like a removed kernfs
   /// node does (ENODEV).
   std::function<ssize_t(int, void*, std::size_t, off_t)> pread;
-  /// read_polled_many hands the reads of the held files of a directory to the kernel in one
-  /// io_uring_enter(2) (batched_pread.h); false, or where io_uring cannot be set up: one
-  /// pread(2) each, through `pread`.
+  /// begin_pass reads the held files ahead in batches of io_uring_enter(2) (batched_pread.h);
+  /// false, or where io_uring cannot be set up: one pread(2) each, through `pread`.
   bool batch_reads = true;
 };
 
 /// What the cache asked the kernel for since it was made (one count per system call).
 struct FileCacheStats {
-  std::uint64_t opens = 0;          ///< openat of a file (polled or static)
-  std::uint64_t preads = 0;         ///< pread of a held or just opened file
-  std::uint64_t batched_reads = 0;  ///< values read in a batch (read_polled_many)
-  std::uint64_t batches = 0;        ///< io_uring_enter calls: the batches and the read-ahead
-  std::uint64_t planned = 0;        ///< read_polled_many calls served by a kept plan
-  std::uint64_t read_ahead = 0;     ///< values served from the pass's read-ahead
-  /// Why read_polled_many reads one pread each: io_uring could not be set up or failed
-  /// ("io_uring_setup: Operation not permitted"), or batch_reads is off; "" while it batches.
+  std::uint64_t opens = 0;       ///< openat of a file (polled or static)
+  std::uint64_t preads = 0;      ///< pread of a held or just opened file
+  std::uint64_t batches = 0;     ///< io_uring_enter calls of the read-ahead
+  std::uint64_t planned = 0;     ///< read_polled_many calls served by a kept plan
+  std::uint64_t read_ahead = 0;  ///< values served from the pass's read-ahead
+  /// Why there is no read-ahead and each value is one pread: io_uring could not be set up or
+  /// failed ("io_uring_setup: Operation not permitted"), or batch_reads is off; "" while it
+  /// reads ahead.
   std::string batch_unavailable;
   std::uint64_t listings = 0;     ///< directories listed
   std::uint64_t links = 0;        ///< readlink

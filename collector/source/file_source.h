@@ -35,13 +35,12 @@ class FileSource {
   // these calls reads exactly what it read before with it.
 
   /// A value read again on every pass (a counter, a link state): a caching source keeps the
-  /// file open and re-reads it with one pread(2) at offset 0.
+  /// file open and reads it at offset 0, ahead of the pass with the others (begin_pass).
   virtual Result<std::string> read_polled(std::string_view relpath) const { return read(relpath); }
   /// read_polled of each file `names[i]` of the directory `reldir` into `out[i]` (`out` is
-  /// resized): a directory of counters read every pass. A caching source hands the reads to
-  /// the kernel in one system call, and finds the files of a listing it saw last pass without
-  /// looking each up again (list_static hands out the same Listing until the directory
-  /// changes); this default makes one read_polled each.
+  /// resized): a directory of counters read every pass. A caching source finds the files of a
+  /// listing it saw last pass without looking each up again (list_static hands out the same
+  /// Listing until the directory changes); this default makes one read_polled each.
   virtual void read_polled_many(std::string_view reldir, const Listing& names,
                                 std::vector<Result<std::string>>& out) const;
   /// A value that changes only on an event (a GID, the firmware version, the NUMA node): a
@@ -79,7 +78,8 @@ class FileSource {
   /// A fallback says it is one: collect_all turns this into a status of the snapshot.
   virtual std::string read_fallback() const { return {}; }
   /// Called once at the start of each collection pass (collect_snapshot): a caching source
-  /// takes in the changes it was notified of since the last pass.
+  /// takes in the changes it was notified of since the last pass, then reads ahead the polled
+  /// files the last pass read.
   virtual void begin_pass() const {}
 };
 

@@ -40,7 +40,11 @@ TEST_CASE("batched reads give each file's bytes, and a bad descriptor's error al
     constexpr std::size_t kSlot = 16;
     std::vector<char> buffers(fds.size() * kSlot);
     std::vector<long> results(fds.size(), 12345);
-    batch.read(fds, kSlot, buffers.data(), results);
+    std::vector<BatchedPread::Read> reads;
+    for (std::size_t i = 0; i < fds.size(); ++i) {
+      reads.push_back({fds[i], buffers.data() + i * kSlot, static_cast<std::uint32_t>(kSlot)});
+    }
+    batch.read(reads, results);
     CHECK(batch.submissions() >= 3);
     for (std::size_t i = 0; i < fds.size(); ++i) {
       if (i == 7) {
