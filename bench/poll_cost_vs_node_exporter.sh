@@ -40,6 +40,10 @@ hz=$(getconf CLK_TCK)
 # fields 14 and 15; the fields are counted after the parenthesised command name).
 cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
 collections() { get "$1" /metrics | awk '/^rdmatop_collections_total / { print $2 }'; }
+# scrape PORT: one scrape as the window makes them (SCRAPE_ENCODING), the body discarded.
+scrape() {
+  curl -sS --fail -o /dev/null -H "Accept-Encoding: $encoding" "http://127.0.0.1:$1/metrics"
+}
 samples() { get "$1" /metrics | grep -vc '^#'; }
 
 # Each rdmatop exporter is a role: full (built-in rules), lean (--no-builtin-rules), and the
@@ -86,14 +90,12 @@ pause=0
 [ "$interval" != "0.2" ] && pause=$interval
 end=$((SECONDS + seconds))
 while [ "$SECONDS" -lt "$end" ]; do
-  curl -sS --fail -o /dev/null -H "Accept-Encoding: $encoding" \
-    "http://127.0.0.1:$ne_port/metrics" || fail "node_exporter scrape"
+  scrape "$ne_port" || fail "node_exporter scrape"
   ne_scrapes=$((ne_scrapes + 1))
   if [ "$pause" != 0 ]; then
     # Prometheus scrapes all at the interval: rdmatop serves its latest collection.
     for role in "${roles[@]}"; do
-      curl -sS --fail -o /dev/null -H "Accept-Encoding: $encoding" \
-        "http://127.0.0.1:${port[$role]}/metrics" || fail "rdmatop scrape ($role)"
+      scrape "${port[$role]}" || fail "rdmatop scrape ($role)"
     done
     sleep "$pause"
   fi
@@ -141,7 +143,7 @@ strace_counts "${pid[lean]}" "$strace_seconds" "$work/strace.rdmatop"
 n=$(($(collections "${port[lean]}") - before))
 ( end=$((SECONDS + strace_seconds))
   while [ "$SECONDS" -lt "$end" ]; do
-    curl -sS --fail -o /dev/null "http://127.0.0.1:$ne_port/metrics"
+    scrape "$ne_port"
     echo x
     [ "$pause" != 0 ] && sleep "$pause"
   done >"$work/ne_scrapes" ) &
@@ -151,7 +153,8 @@ wait "$scraper"
 m=$(wc -l <"$work/ne_scrapes")
 per() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", b ? a / b : 0 }'; }
 echo "system calls (strace -c -f, ${strace_seconds} s): rdmatop --no-builtin-rules per collection" \
-  "($n collections, includes its scrapes), node_exporter per scrape ($m scrapes)"
+  "($n collections, not scraped meanwhile), node_exporter per scrape, which is its collection" \
+  "($m scrapes)"
 for s in openat read pread64 getdents64 close total; do
   printf '  %-10s rdmatop %7s   node_exporter %7s\n' "$s" \
     "$(per "$(calls "$work/strace.rdmatop" "$s")" "$n")" "$(per "$(calls "$work/strace.ne" "$s")" "$m")"

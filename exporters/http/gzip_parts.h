@@ -5,9 +5,9 @@
 // member and end it. The body is deflated whole by libdeflate, which on a 16-port host's
 // 660 KB /metrics page takes 0.6-0.7 of the CPU of zlib's fastest level and is 10% smaller
 // (bench/gzip_bench.cpp, bench/README.md); the head, a few hundred bytes, by zlib, which can
-// stop a stream at a full flush. The trailer's CRC-32 of the whole text is combined from the two parts' (zlib
-// crc32_combine). One member, not two concatenated ones, because not every gzip reader goes past
-// the first member (curl stops there).
+// stop a stream at a full flush. The trailer's CRC-32 of the whole text is combined from the two
+// parts' (zlib crc32_combine). One member, not two concatenated ones, because not every gzip reader
+// goes past the first member (curl stops there).
 #pragma once
 
 #include <cstdint>
