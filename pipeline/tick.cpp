@@ -69,11 +69,19 @@ class PortIndex {
   }
 
   template <typename Fn>
-  void for_each_port_of(const Series& s, Fn&& fn) const {
-    const auto it = by_device_.find(label_value(s.labels, "device"));
-    if (it == by_device_.end()) return;
+  void for_each_port_of(const Series& s, Fn&& fn) {
+    const std::string& device = label_value(s.labels, "device");
+    // Series come sorted by name, then labels: one device's come in runs, so its slots are
+    // looked up again only when the device changes (the hash lookups were a sixth of
+    // build_tick on the 16-port host, bench/README.md "Session 27").
+    if (slots_ == nullptr || device != slots_device_) {
+      const auto it = by_device_.find(device);
+      slots_ = it != by_device_.end() ? &it->second : &kNoSlots;
+      slots_device_ = device;
+    }
+    if (slots_->empty()) return;
     const std::string& port = label_value(s.labels, "port");
-    for (const Slot& slot : it->second) {
+    for (const Slot& slot : *slots_) {
       if (slot.port == port) fn(slot.report_index);
     }
   }
@@ -83,7 +91,10 @@ class PortIndex {
     std::string port;
     std::size_t report_index;
   };
+  inline static const std::vector<Slot> kNoSlots;
   std::unordered_map<std::string, std::vector<Slot>> by_device_;
+  const std::vector<Slot>* slots_ = nullptr;  ///< by_device_'s entry of slots_device_
+  std::string slots_device_;
 };
 
 }  // namespace
