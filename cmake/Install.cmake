@@ -88,7 +88,7 @@ set(CPACK_DEBIAN_PACKAGE_LICENSE Apache-2.0)
 # Depends: computed by dpkg-shlibdeps(1) from the binary's DT_NEEDED libraries, i.e. exactly the
 # Debian 12 runtime packages it links (libibverbs1, librdmacm1, libmnl0, libarchive13,
 # libprometheus-cpp-core1.0, libyaml-cpp0.7, libfmt9, libncursesw6, libssl3, zlib1g,
-# libdeflate0, libcrypt1, libc6, ...).
+# libisal2, libcrypt1, libc6, ...).
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # The RDMA userspace drivers (providers) are loaded by libibverbs at run time, not linked.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "ibverbs-providers")

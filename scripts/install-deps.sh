@@ -19,7 +19,7 @@ packages=(
   # the counter files of a tick read in one io_uring_enter per directory (batched_pread.h)
   liburing-dev
   # the /metrics page deflated whole for gzip scrapes (exporters/http/gzip_parts.h)
-  libdeflate-dev
+  libisal-dev
   # the probe handshake links libcrypto (HMAC-SHA256, probes/protocol.cpp)
   libssl-dev
   # real tools the tests compare against or drive

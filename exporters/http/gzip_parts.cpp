@@ -1,9 +1,13 @@
 #include "exporters/http/gzip_parts.h"
 
-#include <libdeflate.h>
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include <array>
+#include <cstdint>
+#include <limits>
+#include <memory>
 
 namespace rdmatop::http {
 
@@ -45,29 +49,55 @@ std::uint32_t crc_of(std::string_view text) {
       crc32(0, reinterpret_cast<const Bytef*>(text.data()), static_cast<uInt>(text.size())));
 }
 
-/// The compressor of this thread, made at its first body: libdeflate_alloc_compressor allocates
-/// its match finder's tables, which every call would otherwise allocate again.
-libdeflate_compressor* thread_compressor() {
-  struct Owner {
-    libdeflate_compressor* compressor = libdeflate_alloc_compressor(1);  // the fastest level
-    ~Owner() { libdeflate_free_compressor(compressor); }
-  };
-  thread_local const Owner owner;
-  return owner.compressor;
+/// This thread's deflate state and level-1 buffer: ~80 KiB and ~300 KiB that every call would
+/// otherwise allocate (a stream is reset per body by isal_deflate_init).
+struct ThreadDeflater {
+  isal_zstream stream{};
+  std::unique_ptr<std::uint8_t[]> level_buffer =
+      std::make_unique_for_overwrite<std::uint8_t[]>(ISAL_DEF_LVL1_DEFAULT);
+  // The compressed text goes here first, then is copied out at its size: a string sized to the
+  // bound up front is zero-filled, which cost more than copying the ~13x smaller result.
+  std::unique_ptr<std::uint8_t[]> scratch;
+  std::size_t scratch_size = 0;
+};
+
+ThreadDeflater& thread_deflater() {
+  thread_local const std::unique_ptr<ThreadDeflater> deflater = std::make_unique<ThreadDeflater>();
+  return *deflater;
 }
 
 }  // namespace
 
 std::optional<GzipBody> gzip_body(std::string_view text) {
-  libdeflate_compressor* compressor = thread_compressor();
-  if (compressor == nullptr) return std::nullopt;
+  // isal_zstream counts in 32 bits; a page is well under a megabyte.
+  if (text.size() > std::numeric_limits<std::uint32_t>::max() / 2) return std::nullopt;
+  ThreadDeflater& d = thread_deflater();
+  // Raw deflate can grow incompressible input by a stored block header per 64 KiB; the margin
+  // covers that and the final block's header (RFC 1951 3.2.4).
+  const std::size_t bound = text.size() + text.size() / 1024 + 1024;
+  if (d.scratch_size < bound) {
+    d.scratch = std::make_unique_for_overwrite<std::uint8_t[]>(bound);
+    d.scratch_size = bound;
+  }
+  isal_zstream& stream = d.stream;
+  isal_deflate_init(&stream);
+  stream.level = 1;
+  stream.level_buf = d.level_buffer.get();
+  stream.level_buf_size = ISAL_DEF_LVL1_DEFAULT;
+  stream.gzip_flag = IGZIP_DEFLATE;  // raw deflate: the gzip wrapper is gzip_head's and ours
+  stream.flush = NO_FLUSH;
+  stream.end_of_stream = 1;  // the body's last block is the member's last
+  stream.next_in = reinterpret_cast<std::uint8_t*>(const_cast<char*>(text.data()));
+  stream.avail_in = static_cast<std::uint32_t>(text.size());
+  stream.next_out = d.scratch.get();
+  stream.avail_out = static_cast<std::uint32_t>(bound);
+  if (isal_deflate(&stream) != COMP_OK || stream.internal_state.state != ZSTATE_END) {
+    return std::nullopt;
+  }
   GzipBody body;
-  body.bytes.resize(libdeflate_deflate_compress_bound(compressor, text.size()));
-  const std::size_t size = libdeflate_deflate_compress(compressor, text.data(), text.size(),
-                                                       body.bytes.data(), body.bytes.size());
-  if (size == 0) return std::nullopt;  // the bound was not enough: cannot happen
-  body.bytes.resize(size);
-  body.text_crc = libdeflate_crc32(0, text.data(), text.size());
+  body.bytes.assign(reinterpret_cast<const char*>(d.scratch.get()), stream.total_out);
+  body.text_crc =
+      crc32_gzip_refl(0, reinterpret_cast<const unsigned char*>(text.data()), text.size());
   body.text_size = text.size();
   return body;
 }

@@ -45,7 +45,7 @@ echo "built $(basename "$deb")"
 dpkg-deb --info "$deb" | sed -n 's/^ \(Package\|Version\|Depends\|Maintainer\|Section\):/  \1:/p'
 depends=$(dpkg-deb --field "$deb" Depends)
 for lib in libibverbs1 librdmacm1 libmnl0 libarchive13 libprometheus-cpp-core1.0 libyaml-cpp0.7 libssl3 \
-  liburing2 libdeflate0; do
+  liburing2 libisal2; do
   [[ $depends == *"$lib"* ]] || fail "Depends lacks $lib: $depends"
 done
 dpkg-deb --contents "$deb" >"$work/contents"
