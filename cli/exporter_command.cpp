@@ -93,6 +93,8 @@ int run_exporter(const ExporterCommandOptions& options) {
     provider = std::move(replay).value();
   }
   Monitor monitor(std::move(provider), std::move(rules.groups), std::move(rules.errors));
+  // The page serves series, never the TUI's and report's per-port figures.
+  monitor.set_port_views(PortViews::skip);
   // The fast path: on the simulator between its ticks, on a host in a thread of its own (a
   // recording has no sub-tick data).
   if (simulated_fast) {

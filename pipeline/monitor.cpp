@@ -31,7 +31,7 @@ std::shared_ptr<const PublishedTick> Monitor::step() {
   spare_rate_base_.snapshot.taken = current.snapshot.taken;
   spare_rate_base_.series = current.series;
   PublishedTick built = build_tick(has_rate_base_ ? &rate_base_ : nullptr, std::move(current),
-                                   diagnoser_.findings(), std::move(errors));
+                                   diagnoser_.findings(), std::move(errors), port_views_);
   built.coverage = diagnoser_.coverage();
   const std::lock_guard<std::mutex> fast_lock(fast_mutex_);
   if (fast_) {

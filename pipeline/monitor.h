@@ -30,6 +30,9 @@ class Monitor {
   /// Collects one tick, diagnoses it and publishes it. Returns the new PublishedTick, or null when
   /// the provider has no more snapshots. Not thread-safe with itself: call from one thread.
   std::shared_ptr<const PublishedTick> step();
+  /// Whether the ticks carry each port's PortView (build, the default); a surface that shows
+  /// none (the exporter) skips them. Call before the first step().
+  void set_port_views(PortViews views) { port_views_ = views; }
 
   /// The latest PublishedTick (null before the first step). Safe from any thread.
   std::shared_ptr<const PublishedTick> latest() const;
@@ -65,6 +68,7 @@ class Monitor {
   Observation rate_base_;
   Observation spare_rate_base_;
   bool has_rate_base_ = false;
+  PortViews port_views_ = PortViews::build;
   std::uint64_t seq_ = 0;
 
   // The fast path; fast_mutex_ guards it and slow_findings_, and is taken before mutex_.

@@ -122,6 +122,12 @@ std::optional<Rate> combine_rates(const std::vector<Rate>& rates, FigureCombine 
   return out;
 }
 
+PortView PortView::none() {
+  PortView view;
+  view.figures.resize(port_figure_defs().size());
+  return view;
+}
+
 PortView build_port_view(const std::vector<SeriesWithRate>& series) {
   const auto& port_defs = port_figure_defs();
   const auto& prio_defs = priority_figure_defs();

@@ -63,6 +63,9 @@ struct PriorityView {
 };
 
 struct PortView {
+  /// No figure and no priority: the view of a tick built without views (PortViews::skip).
+  static PortView none();
+
   std::vector<std::optional<Rate>> figures;  ///< per port_figure_defs(); none: no series
   /// Priorities with PFC on or a non-zero counter of the priority figures (an idle priority
   /// would only repeat zeros), in label order.

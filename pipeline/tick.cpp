@@ -59,31 +59,31 @@ class PreviousSeries {
   std::unordered_map<std::string, std::size_t> by_key_;
 };
 
-/// Which TickPorts a series belongs to, by its device and port labels: built once per
-/// report, so each series is placed with two label reads and a hash lookup instead of being
-/// compared with every port of the host. A device name listed twice maps to all its ports.
+/// The TickPorts of each device name and port number: built once per report. A device name
+/// listed twice maps to all its ports (one series key, so one series, serves both).
 class PortIndex {
  public:
-  void add(const DeviceSample& dev, const PortSample& port, std::size_t report_index) {
-    by_device_[dev.name].push_back(Slot{std::to_string(port.port), report_index});
+  void add(const std::string& device, std::string port, std::size_t report_index) {
+    by_device_[device].push_back(Slot{std::move(port), report_index});
   }
 
   template <typename Fn>
-  void for_each_port_of(const Series& s, Fn&& fn) {
-    const std::string& device = label_value(s.labels, "device");
-    // Series come sorted by name, then labels: one device's come in runs, so its slots are
-    // looked up again only when the device changes (the hash lookups were a sixth of
-    // build_tick on the 16-port host, bench/README.md "Session 27").
-    if (slots_ == nullptr || device != slots_device_) {
-      const auto it = by_device_.find(device);
-      slots_ = it != by_device_.end() ? &it->second : &kNoSlots;
-      slots_device_ = device;
-    }
-    if (slots_->empty()) return;
-    const std::string& port = label_value(s.labels, "port");
-    for (const Slot& slot : *slots_) {
+  void for_each_port(const std::string& device, const std::string& port, Fn&& fn) const {
+    const auto it = by_device_.find(device);
+    if (it == by_device_.end()) return;
+    for (const Slot& slot : it->second) {
       if (slot.port == port) fn(slot.report_index);
     }
+  }
+
+  /// The first TickPort that `series`' device and port labels name, or kPortByLabels if none.
+  std::uint32_t first_port_of(const Series& series) const {
+    std::uint32_t first = kPortByLabels;
+    for_each_port(label_value(series.labels, "device"), label_value(series.labels, "port"),
+                  [&](std::size_t i) {
+                    if (first == kPortByLabels) first = static_cast<std::uint32_t>(i);
+                  });
+    return first;
   }
 
  private:
@@ -91,17 +91,15 @@ class PortIndex {
     std::string port;
     std::size_t report_index;
   };
-  inline static const std::vector<Slot> kNoSlots;
   std::unordered_map<std::string, std::vector<Slot>> by_device_;
-  const std::vector<Slot>* slots_ = nullptr;  ///< by_device_'s entry of slots_device_
-  std::string slots_device_;
 };
 
 }  // namespace
 
 PublishedTick build_tick(const Observation* first, Observation last, std::vector<Finding> findings,
-                         std::vector<std::string> rule_errors) {
+                         std::vector<std::string> rule_errors, PortViews views) {
   PublishedTick report;
+  report.port_views = views;
   report.findings = std::move(findings);
   report.rule_errors = std::move(rule_errors);
   if (first != nullptr) {
@@ -141,19 +139,34 @@ PublishedTick build_tick(const Observation* first, Observation last, std::vector
         if (!port.netdev.empty() && snap.netdevs[n].name == port.netdev) pr.netdev_index = n;
       }
       pr.roce_v2_gid = first_routable_roce_v2(port.gids);
-      port_index.add(dev, port, report.ports.size());
+      port_index.add(dev.name, std::to_string(port.port), report.ports.size());
       report.ports.push_back(std::move(pr));
     }
   }
+  // Where the series of each port go: to it, and to the ports of a device listed twice.
+  std::vector<std::vector<std::size_t>> ports_sharing(report.ports.size());
+  for (std::size_t t = 0; t < report.ports.size(); ++t) {
+    const TickPort& pr = report.ports[t];
+    const DeviceSample& dev = snap.devices[pr.device_index];
+    port_index.for_each_port(dev.name, std::to_string(dev.ports[pr.port_index].port),
+                             [&](std::size_t i) { ports_sharing[t].push_back(i); });
+  }
+  // The port the normalizer made each series for; the labels tell the others' (and every
+  // series' of an Observation made without them).
+  const std::vector<std::uint32_t> series_ports =
+      last.series_ports.size() == now.size()
+          ? std::move(last.series_ports)
+          : std::vector<std::uint32_t>(now.size(), kPortByLabels);
   // Most series are a port's, spread about evenly over the ports: each port's list is made
   // that long at once instead of growing (and moving its series) eight times.
   for (TickPort& port : report.ports) port.series.reserve(now.size() / report.ports.size());
-  std::vector<std::size_t> ports_of_series;
+  static const std::vector<std::size_t> kNoPorts;
   // `now` is sorted by series key, so one name's series are neighbours: the catalogue is
   // asked once per name, not once per series.
   std::string_view info_of;
   const MetricInfo* info = nullptr;
-  for (Series& s : now) {
+  for (std::size_t k = 0; k < now.size(); ++k) {
+    Series& s = now[k];
     const Rate rate = rate_of(s);
     if (info == nullptr || s.name != info_of) {
       info = find_metric(s.name);
@@ -167,19 +180,23 @@ PublishedTick build_tick(const Observation* first, Observation last, std::vector
         report.host_series.push_back(SeriesWithRate{s, rate});
       }
     }
-    ports_of_series.clear();
-    port_index.for_each_port_of(s, [&](std::size_t i) { ports_of_series.push_back(i); });
-    for (std::size_t k = 0; k < ports_of_series.size(); ++k) {
-      std::vector<SeriesWithRate>& dest = report.ports[ports_of_series[k]].series;
+    const std::uint32_t port =
+        series_ports[k] != kPortByLabels ? series_ports[k] : port_index.first_port_of(s);
+    const std::vector<std::size_t>& ports_of_series =
+        port < ports_sharing.size() ? ports_sharing[port] : kNoPorts;
+    for (std::size_t i = 0; i < ports_of_series.size(); ++i) {
+      std::vector<SeriesWithRate>& dest = report.ports[ports_of_series[i]].series;
       // `now` is this function's own: the last port taking a series gets it moved.
-      if (k + 1 == ports_of_series.size()) {
+      if (i + 1 == ports_of_series.size()) {
         dest.push_back(SeriesWithRate{std::move(s), rate});
       } else {
         dest.push_back(SeriesWithRate{s, rate});
       }
     }
   }
-  for (TickPort& port : report.ports) port.view = build_port_view(port.series);
+  for (TickPort& port : report.ports) {
+    port.view = views == PortViews::build ? build_port_view(port.series) : PortView::none();
+  }
   return report;
 }
 

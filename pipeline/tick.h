@@ -30,8 +30,14 @@ struct TickPort {
   std::optional<std::size_t> netdev_index;  ///< into PublishedTick::snapshot.netdevs
   std::optional<GidEntry> roce_v2_gid;      ///< first routable RoCE v2 GID, if any
   std::vector<SeriesWithRate> series;       ///< canonical series of this port, sorted by key
-  PortView view;  ///< the figures every surface shows of this port, from `series`
+  /// The figures every surface shows of this port, from `series`; every figure none when the
+  /// tick was built without views (PublishedTick::port_views).
+  PortView view;
 };
+
+/// Whether build_tick computes each port's PortView: the TUI and the report show them; the
+/// exporter serves series only, and skips their cost (a third of build_tick, issue 18).
+enum class PortViews { build, skip };
 
 struct PublishedTick {
   Snapshot snapshot;            ///< the later of the two snapshots: what the report shows
@@ -48,13 +54,15 @@ struct PublishedTick {
   std::vector<RuleCoverage> coverage;
   /// Per port: whether the PFC fast path watches it and how (empty: the fast path is off).
   std::vector<fast::FastPathPort> fast_path;
-  double fast_interval_seconds = 0;  ///< the fast path's poll interval; 0 when it is off
+  double fast_interval_seconds = 0;         ///< the fast path's poll interval; 0 when it is off
+  PortViews port_views = PortViews::build;  ///< whether TickPort::view was computed
 };
 
 /// `first` may be null (single snapshot: every rate is init).
 PublishedTick build_tick(const Observation* first, Observation last,
                          std::vector<Finding> findings = {},
-                         std::vector<std::string> rule_errors = {});
+                         std::vector<std::string> rule_errors = {},
+                         PortViews views = PortViews::build);
 
 /// Exit codes of `rdmatop report` (docs/cli.md).
 enum class ReportExit : int {

@@ -125,6 +125,7 @@ struct PortView {
   DriverFamily device_family;  ///< for rows read from the device (driver_families().rdma)
   DriverFamily netdev_family;  ///< for rows read from the netdev (driver_families().netdev)
   bool first_port;             ///< device-scope hw_counters are attributed to this port
+  std::uint32_t ordinal;       ///< this port's place in the walk (Observation::series_ports)
   Labels labels;               ///< device, netdev, port: port_base_labels
   /// Per RawSource, the term slots of the map read (TermSlots); null without a cache.
   std::array<std::vector<std::int32_t>*, kRawSources> slots{};
@@ -421,6 +422,7 @@ void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
 /// `term_slots`: where the views find their maps' term slots; nullptr to look names up.
 template <class Visit>
 void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, Visit&& visit) {
+  std::uint32_t ordinal = 0;
   for (const DeviceSample& device : snapshot.devices) {
     if (device.ports.empty()) continue;
     const std::uint32_t first_port =
@@ -430,13 +432,10 @@ void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, Vis
     for (const PortSample& port : device.ports) {
       const NetdevSample* netdev = find_netdev(snapshot, port.netdev);
       const DriverFamilies families = driver_families(device.driver, netdev);
-      PortView view{device,
-                    port,
-                    netdev,
-                    families.rdma,
-                    families.netdev,
-                    port.port == first_port,
-                    port_base_labels(device, port)};
+      PortView view{device,          port,
+                    netdev,          families.rdma,
+                    families.netdev, port.port == first_port,
+                    ordinal++,       port_base_labels(device, port)};
       for (std::size_t s = 0; term_slots != nullptr && s < kRawSources; ++s) {
         const CounterMap* map = map_of(view, static_cast<RawSource>(s));
         if (map == nullptr || map->names() == nullptr) continue;
@@ -456,20 +455,27 @@ namespace {
 /// Every canonical series of the snapshot, in the order the port walk makes them. Sized for as
 /// many as last time (the vector grew by doubling, moving every series made so far each time).
 /// `previous`: the series of the last snapshot, in the order they were made (SeriesSink).
+/// `ports`, when given: per series, the ordinal of the port whose visit made it, or
+/// kPortByLabels.
 std::vector<Series> emit_series(const Snapshot& snapshot,
                                 std::span<const SeriesShape> previous = {},
-                                TermSlotCache* term_slots = nullptr) {
+                                TermSlotCache* term_slots = nullptr,
+                                std::vector<std::uint32_t>* ports = nullptr) {
   std::vector<Series> series;
   series.reserve(previous.size());
   SeriesSink sink(series, previous);
+  if (ports != nullptr) ports->clear();
   for_each_port_view(snapshot, term_slots, [&](const PortView& view) {
     add_table_series(view, sink);
     add_port_gauges(view, sink);
     add_netdev_series(view, sink);
     add_mlx5_pfc_enabled(view, sink);
+    // Every series of a visit carries the port's labels (LabelDraft starts from them).
+    if (ports != nullptr) ports->resize(series.size(), view.ordinal);
   });
   add_probe_series(snapshot, series);
   add_host_config_series(snapshot, series);
+  if (ports != nullptr) ports->resize(series.size(), kPortByLabels);
   return series;
 }
 
@@ -500,15 +506,35 @@ std::vector<Series> take_in_order(std::vector<Series>& series,
   return sorted;
 }
 
+std::vector<std::uint32_t> ports_in_order(const std::vector<std::uint32_t>& ports,
+                                          const std::vector<std::size_t>& order) {
+  std::vector<std::uint32_t> sorted;
+  sorted.reserve(order.size());
+  for (const std::size_t i : order) sorted.push_back(ports[i]);
+  return sorted;
+}
+
+/// normalize(), and each series' Observation::series_ports into `ports` when given.
+std::vector<Series> sorted_series(const Snapshot& snapshot, std::vector<std::uint32_t>* ports) {
+  std::vector<Series> series = emit_series(snapshot, {}, nullptr, ports);
+  const std::vector<std::size_t> order = key_order(series);
+  if (ports != nullptr) *ports = ports_in_order(*ports, order);
+  return take_in_order(series, order);
+}
+
 }  // namespace
 
 std::vector<Series> normalize(const Snapshot& snapshot) {
-  std::vector<Series> series = emit_series(snapshot);
-  return take_in_order(series, key_order(series));
+  return sorted_series(snapshot, nullptr);
 }
 
 std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
-  std::vector<Series> series = emit_series(snapshot, shape_, &term_slots_);
+  return normalize(snapshot, nullptr);
+}
+
+std::vector<Series> Normalizer::normalize(const Snapshot& snapshot,
+                                          std::vector<std::uint32_t>* ports) {
+  std::vector<Series> series = emit_series(snapshot, shape_, &term_slots_, ports);
   // The labels are mostly last tick's own (SeriesSink): compared by pointer.
   const bool same_shape = series.size() == shape_.size() &&
                           std::equal(series.begin(), series.end(), shape_.begin(),
@@ -521,12 +547,13 @@ std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
     for (const Series& s : series) shape_.push_back(SeriesShape{s.name, s.labels, s.origin});
     order_ = key_order(series);
   }
+  if (ports != nullptr) *ports = ports_in_order(*ports, order_);
   return take_in_order(series, order_);
 }
 
 Observation Normalizer::observe(Snapshot snapshot) {
-  Observation observation{std::move(snapshot), {}};
-  observation.series = normalize(observation.snapshot);
+  Observation observation{std::move(snapshot), {}, {}};
+  observation.series = normalize(observation.snapshot, &observation.series_ports);
   return observation;
 }
 
@@ -557,8 +584,8 @@ std::vector<std::string> ethtool_raw_names(DriverFamily family,
 }
 
 Observation make_observation(Snapshot snapshot) {
-  Observation observation{std::move(snapshot), {}};
-  observation.series = normalize(observation.snapshot);
+  Observation observation{std::move(snapshot), {}, {}};
+  observation.series = sorted_series(observation.snapshot, &observation.series_ports);
   return observation;
 }
 

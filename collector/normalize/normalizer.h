@@ -32,11 +32,22 @@ std::vector<Series> normalize_subset(const Snapshot& snapshot,
 std::vector<std::string> ethtool_raw_names(DriverFamily family,
                                            std::span<const std::string_view> series);
 
+/// Observation::series_ports of a series not made in a port's visit of the counter table (probe
+/// series, and the device- and host-configuration series, some of them per port: DCB's PFC
+/// state, the QP counters' modes): its device and port labels, if any, say which port it is.
+inline constexpr std::uint32_t kPortByLabels = 0xffffffff;
+
 /// A snapshot together with its canonical series: what the outputs and the rules consume,
 /// normalized once per tick.
 struct Observation {
   Snapshot snapshot;
   std::vector<Series> series;
+  /// Per series, the port whose visit made it: its ordinal among the snapshot's ports, devices
+  /// in order and each device's ports in order (as PublishedTick::ports lists them), or
+  /// kPortByLabels. The normalizer knows it when it makes the series, so the tick need not find
+  /// it again from the labels (a sixth of build_tick on the 16-port host, issue 18). Empty when
+  /// unknown (an Observation made by hand): build_tick then reads every series' labels.
+  std::vector<std::uint32_t> series_ports;
 };
 
 Observation make_observation(Snapshot snapshot);
@@ -61,6 +72,9 @@ class Normalizer {
   Observation observe(Snapshot snapshot);
 
  private:
+  /// normalize, and each series' Observation::series_ports into `ports` when given.
+  std::vector<Series> normalize(const Snapshot& snapshot, std::vector<std::uint32_t>* ports);
+
   /// The previous snapshot's series, in the order made: the next one's labels are theirs where
   /// equal, and the sort below is redone only when they differ.
   std::vector<SeriesShape> shape_;

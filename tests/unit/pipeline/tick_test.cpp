@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "collector/collect.h"
+#include "collector/source/ethtool_source.h"
+#include "collector/source/file_source.h"
 #include "exporters/report/report_render.h"
 #include "pipeline/tick.h"
 
@@ -233,6 +237,112 @@ TEST_CASE("build_tick gives every port exactly its own series, in series order",
     CHECK_FALSE(got.empty());
     CHECK(got == expected);
   }
+}
+
+namespace {
+
+/// Each TickPort's series keys, in order.
+std::vector<std::vector<std::string>> placed_keys(const PublishedTick& report) {
+  std::vector<std::vector<std::string>> out;
+  for (const TickPort& pr : report.ports) {
+    out.emplace_back();
+    for (const auto& s : pr.series)
+      out.back().push_back(series_key(s.series.name, s.series.labels));
+  }
+  return out;
+}
+
+/// Per series of `obs`, the ordinal of the port its device and port labels name (ports counted
+/// as PublishedTick::ports lists them), or kPortByLabels: the reference a tag must equal.
+std::vector<std::uint32_t> ports_by_labels(const Observation& obs) {
+  std::vector<std::uint32_t> out;
+  for (const Series& s : obs.series) {
+    std::uint32_t ordinal = 0, found = kPortByLabels;
+    for (const DeviceSample& dev : obs.snapshot.devices) {
+      for (const PortSample& port : dev.ports) {
+        if (found == kPortByLabels && label_value(s.labels, "device") == dev.name &&
+            label_value(s.labels, "port") == std::to_string(port.port)) {
+          found = ordinal;
+        }
+        ++ordinal;
+      }
+    }
+    out.push_back(found);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the normalizer tags each series with the port its labels name, on every fixture host",
+          "[report]") {
+  namespace fs = std::filesystem;
+  for (const char* host : {"mlx5", "bnxt", "irdma", "rxe", "degraded"}) {
+    INFO("host " << host);
+    const fs::path root = fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts" / host;
+    const auto sysfs = make_directory_file_source((root / "sys").string());
+    const auto ethtool = make_dump_ethtool_source((root / "ethtool").string());
+    const Snapshot snap = collect_snapshot(CollectContext{*sysfs, *ethtool, {}}, 1);
+    Normalizer normalizer;
+    for (const Observation& obs :
+         {make_observation(snap), normalizer.observe(snap), normalizer.observe(snap)}) {
+      REQUIRE(obs.series_ports.size() == obs.series.size());
+      // Each tag is the port the labels name; a series made outside the ports' visits is left
+      // to its labels.
+      const std::vector<std::uint32_t> reference = ports_by_labels(obs);
+      std::size_t tagged = 0;
+      for (std::size_t k = 0; k < obs.series.size(); ++k) {
+        if (obs.series_ports[k] == kPortByLabels) continue;
+        INFO(series_key(obs.series[k].name, obs.series[k].labels));
+        CHECK(obs.series_ports[k] == reference[k]);
+        ++tagged;
+      }
+      CHECK(tagged > obs.series.size() / 2);
+      // The port of a series is found from its labels when an Observation has no tags: the
+      // same placement.
+      Observation untagged = obs;
+      untagged.series_ports.clear();
+      CHECK(placed_keys(build_tick(nullptr, obs)) == placed_keys(build_tick(nullptr, untagged)));
+    }
+  }
+}
+
+TEST_CASE("a tick built without port views has the same series and no figures", "[report]") {
+  // rxe's sent_bytes (rxe_hw_counters.c) feeds the TX figure.
+  const Observation first = make_observation(multi_port_snapshot(
+      {{"sent_pkts", 100}, {"rcvd_pkts", 50}, {"sent_bytes", 1000}}, std::chrono::seconds(10)));
+  const Observation last = make_observation(multi_port_snapshot(
+      {{"sent_pkts", 600}, {"rcvd_pkts", 90}, {"sent_bytes", 6000}}, std::chrono::seconds(15)));
+  const PublishedTick with = build_tick(&first, last);
+  const PublishedTick without = build_tick(&first, last, {}, {}, PortViews::skip);
+  CHECK(with.port_views == PortViews::build);
+  CHECK(without.port_views == PortViews::skip);
+  CHECK(placed_keys(without) == placed_keys(with));
+  REQUIRE(with.ports.size() == without.ports.size());
+  for (std::size_t i = 0; i < with.ports.size(); ++i) {
+    // The views are what a skipped tick leaves out: the built one has figures.
+    bool any = false;
+    for (const auto& figure : with.ports[i].view.figures) any |= figure.has_value();
+    CHECK(any);
+    const PortView& none = without.ports[i].view;
+    REQUIRE(none.figures.size() == port_figure_defs().size());
+    for (const auto& figure : none.figures) CHECK_FALSE(figure.has_value());
+    CHECK(none.priorities.empty());
+  }
+}
+
+TEST_CASE("a device listed twice gets its series on both entries, tagged or not", "[report]") {
+  Snapshot snap = multi_port_snapshot({{"sent_pkts", 5}}, std::chrono::seconds(1));
+  snap.devices.push_back(snap.devices[0]);  // rxe0 again, after rxe1
+  const Observation obs = make_observation(snap);
+  Observation untagged = obs;
+  untagged.series_ports.clear();
+  const PublishedTick report = build_tick(nullptr, obs);
+  REQUIRE(report.ports.size() == 4);
+  const auto placed = placed_keys(report);
+  CHECK_FALSE(placed[0].empty());
+  CHECK(placed[3] == placed[0]);
+  CHECK(placed == placed_keys(build_tick(nullptr, untagged)));
 }
 
 TEST_CASE("build_tick rates: series that appear or vanish between ticks", "[report]") {
