@@ -4,10 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <memory>
+#include <mutex>
 
 #include "collector/parse/procfs_process_parse.h"
+#include "collector/source/cached_file_source.h"
 
 namespace rdmatop {
 
@@ -27,7 +28,8 @@ Result<std::uint64_t> read_boot_time(const FileSource& proc) {
 
 Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_t boot_time,
                                             const OpenFdCounter& count_open_fds) {
-  const auto stat_text = proc.read("self/stat");
+  // Polled: a caching source keeps it open and re-reads it (host_process_reader).
+  const auto stat_text = proc.read_polled("self/stat");
   if (!stat_text) return stat_text.error();
   const auto stat = parse_proc_stat(*stat_text);
   if (!stat) return stat.error();
@@ -55,19 +57,27 @@ Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_
 }
 
 ProcessReader host_process_reader() {
-  std::shared_ptr<const FileSource> proc = make_directory_file_source("/proc");
-  // 0 until read: no host boots at the epoch. Atomic: a scrape may render the page on another
-  // thread than the poll loop.
-  auto boot_time = std::make_shared<std::atomic<std::uint64_t>>(0);
-  return [proc, boot_time]() -> Result<ProcessMetrics> {
-    std::uint64_t boot = boot_time->load(std::memory_order_relaxed);
-    if (boot == 0) {
+  // /proc/self/stat is held open and re-read from offset 0, where procfs makes its text anew
+  // (fs/seq_file.c seq_read_iter restarts at position 0): its openat and close were half of
+  // what the process metrics cost each page (bench/README.md, "Session 27"). No read-ahead:
+  // one file, read when a page is rendered.
+  FileCacheOptions options;
+  options.batch_reads = false;
+  std::shared_ptr<const FileSource> proc = make_cached_file_source("/proc", std::move(options));
+  struct State {
+    std::mutex mutex;  // a scrape may render the page on another thread than the poll loop
+    std::uint64_t boot_time = 0;  ///< 0 until read: no host boots at the epoch
+  };
+  auto state = std::make_shared<State>();
+  return [proc, state]() -> Result<ProcessMetrics> {
+    const std::lock_guard<std::mutex> lock(state->mutex);
+    if (state->boot_time == 0) {
       const auto read = read_boot_time(*proc);
       if (!read) return read.error();
-      boot = *read;
-      boot_time->store(boot, std::memory_order_relaxed);
+      state->boot_time = *read;
     }
-    return read_process_metrics(*proc, boot, [] { return open_fds_from_size("/proc/self/fd"); });
+    return read_process_metrics(*proc, state->boot_time,
+                                [] { return open_fds_from_size("/proc/self/fd"); });
   };
 }
 

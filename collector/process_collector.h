@@ -37,7 +37,8 @@ Result<ProcessMetrics> read_process_metrics(const FileSource& proc, std::uint64_
 
 /// A ProcessReader over the host's /proc. It reads /proc/stat until it has the boot time and
 /// never again: the boot time is fixed while the host runs, and the file is long on a big host
-/// (a line per CPU, a number per interrupt in `intr`), where it was read at every page.
+/// (a line per CPU, a number per interrupt in `intr`), where it was read at every page. It holds
+/// /proc/self/stat open and re-reads it (read_polled of a caching source). Thread-safe.
 ProcessReader host_process_reader();
 
 }  // namespace rdmatop

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <ctime>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,38 @@ TEST_CASE("process metrics: a known boot time is not read again", "[process]") {
   CHECK(first->start_time_seconds == second->start_time_seconds);
   CHECK(first->start_time_seconds >
         static_cast<double>(*read_boot_time(*make_directory_file_source("/proc"))));
+}
+
+TEST_CASE("process metrics: the host's reader re-reads the /proc/self/stat it holds open",
+          "[process][procfs]") {
+  const ProcessReader host = host_process_reader();
+  const auto first = host();
+  REQUIRE(first);
+  // Spend a quarter of a second of this process's CPU: the held file must show it (procfs
+  // counts in clock ticks, 10 ms at the usual 100 Hz), as a fresh open would.
+  const auto cpu_now = [] {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+  };
+  const double start = cpu_now();
+  volatile std::uint64_t spin = 0;
+  while (cpu_now() - start < 0.25) spin = spin + 1;
+  const auto later = host();
+  REQUIRE(later);
+  CHECK(later->cpu_seconds >= first->cpu_seconds + 0.2);
+  // Held, not reopened: after many reads one descriptor of this process is that file.
+  for (int i = 0; i < 50; ++i) REQUIRE(host());
+  const auto proc = make_directory_file_source("/proc");
+  const auto fds = proc->list("self/fd");
+  REQUIRE(fds);
+  const std::string stat_path = "/proc/" + std::to_string(::getpid()) + "/stat";
+  int holding = 0;
+  for (const std::string& fd : *fds) {
+    const auto target = proc->read_link("self/fd/" + fd);
+    if (target && *target == stat_path) ++holding;
+  }
+  CHECK(holding == 1);
 }
 
 TEST_CASE(
