@@ -99,7 +99,6 @@ class PortIndex {
 PublishedTick build_tick(const Observation* first, Observation last, std::vector<Finding> findings,
                          std::vector<std::string> rule_errors, PortViews views) {
   PublishedTick report;
-  report.port_views = views;
   report.findings = std::move(findings);
   report.rule_errors = std::move(rule_errors);
   if (first != nullptr) {

@@ -31,7 +31,7 @@ struct TickPort {
   std::optional<GidEntry> roce_v2_gid;      ///< first routable RoCE v2 GID, if any
   std::vector<SeriesWithRate> series;       ///< canonical series of this port, sorted by key
   /// The figures every surface shows of this port, from `series`; every figure none when the
-  /// tick was built without views (PublishedTick::port_views).
+  /// tick was built without views (PortViews::skip).
   PortView view;
 };
 
@@ -54,8 +54,7 @@ struct PublishedTick {
   std::vector<RuleCoverage> coverage;
   /// Per port: whether the PFC fast path watches it and how (empty: the fast path is off).
   std::vector<fast::FastPathPort> fast_path;
-  double fast_interval_seconds = 0;         ///< the fast path's poll interval; 0 when it is off
-  PortViews port_views = PortViews::build;  ///< whether TickPort::view was computed
+  double fast_interval_seconds = 0;  ///< the fast path's poll interval; 0 when it is off
 };
 
 /// `first` may be null (single snapshot: every rate is init).

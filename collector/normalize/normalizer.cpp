@@ -498,19 +498,13 @@ std::vector<std::size_t> key_order(const std::vector<Series>& series) {
   return order;
 }
 
-std::vector<Series> take_in_order(std::vector<Series>& series,
-                                  const std::vector<std::size_t>& order) {
-  std::vector<Series> sorted;
+/// The elements of `items` at the positions `order` lists, moved out in that order: the series
+/// and their ports (Observation::series_ports) take the same order.
+template <typename T>
+std::vector<T> take_in_order(std::vector<T>& items, const std::vector<std::size_t>& order) {
+  std::vector<T> sorted;
   sorted.reserve(order.size());
-  for (const std::size_t i : order) sorted.push_back(std::move(series[i]));
-  return sorted;
-}
-
-std::vector<std::uint32_t> ports_in_order(const std::vector<std::uint32_t>& ports,
-                                          const std::vector<std::size_t>& order) {
-  std::vector<std::uint32_t> sorted;
-  sorted.reserve(order.size());
-  for (const std::size_t i : order) sorted.push_back(ports[i]);
+  for (const std::size_t i : order) sorted.push_back(std::move(items[i]));
   return sorted;
 }
 
@@ -518,7 +512,7 @@ std::vector<std::uint32_t> ports_in_order(const std::vector<std::uint32_t>& port
 std::vector<Series> sorted_series(const Snapshot& snapshot, std::vector<std::uint32_t>* ports) {
   std::vector<Series> series = emit_series(snapshot, {}, nullptr, ports);
   const std::vector<std::size_t> order = key_order(series);
-  if (ports != nullptr) *ports = ports_in_order(*ports, order);
+  if (ports != nullptr) *ports = take_in_order(*ports, order);
   return take_in_order(series, order);
 }
 
@@ -547,7 +541,7 @@ std::vector<Series> Normalizer::normalize(const Snapshot& snapshot,
     for (const Series& s : series) shape_.push_back(SeriesShape{s.name, s.labels, s.origin});
     order_ = key_order(series);
   }
-  if (ports != nullptr) *ports = ports_in_order(*ports, order_);
+  if (ports != nullptr) *ports = take_in_order(*ports, order_);
   return take_in_order(series, order_);
 }
 
