@@ -3,7 +3,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -45,9 +45,18 @@ struct TcpResponder::Impl final : ResponderCore {
     Clock::time_point deadline{};
     /// Set while a frame is partly received or an echo partly sent (frame_timeout), else max().
     Clock::time_point frame_deadline = Clock::time_point::max();
+    std::uint32_t interest = EPOLLIN;      ///< as registered: EPOLLIN, or EPOLLOUT while tx waits
+    std::list<Connection>::iterator self;  ///< its place in `connections`, to close it by
   };
 
   UniqueFd listener;
+  /// Ready connections only: poll(2) over every connection made each echo cost O(connections)
+  /// (bench/README.md, session 28). The listener's event carries no pointer; a connection's
+  /// carries its Connection (std::list: stable addresses).
+  UniqueFd epoll;
+  /// No connection's deadline is earlier than this: the sweep over all connections runs only
+  /// once it has passed, not on every wake-up.
+  Clock::time_point next_sweep = Clock::time_point::max();
   Admission admission;
   ResponderLog log;
   std::list<Connection> connections;
@@ -87,7 +96,17 @@ struct TcpResponder::Impl final : ResponderCore {
       conn.reserved = kHandshakeBytes;
       conn.rx.reserve(kHelloSize);
       conn.deadline = now + admission.limits().handshake_timeout;
+      watch(conn.deadline);
       connections.push_back(std::move(conn));
+      Connection& added = connections.back();
+      added.self = std::prev(connections.end());
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.ptr = &added;
+      if (epoll_ctl(epoll.get(), EPOLL_CTL_ADD, added.fd.get(), &ev) != 0) {
+        close(added.self);  // ENOMEM or ENOSPC (max_user_watches)
+        continue;
+      }
       counters.active.store(static_cast<std::uint32_t>(connections.size()),
                             std::memory_order_relaxed);
     }
@@ -119,6 +138,7 @@ struct TcpResponder::Impl final : ResponderCore {
     c.established = true;
     // The first ping gets the idle timeout, as every later one does (docs/probe-protocol.md).
     c.deadline = Clock::now() + admission.limits().idle_timeout;
+    watch(c.deadline);
     c.max_payload = verdict.hello->max_payload;
     c.rx.clear();
     c.rx.reserve(kFrameHeaderSize + c.max_payload);
@@ -141,6 +161,7 @@ struct TcpResponder::Impl final : ResponderCore {
     const auto now = Clock::now();
     c.deadline = now + admission.limits().idle_timeout;
     c.frame_deadline = now + admission.limits().frame_timeout;  // for the echo to be taken
+    watch(c.frame_deadline);
     counters.echoed.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -157,6 +178,7 @@ struct TcpResponder::Impl final : ResponderCore {
       // never finished cannot keep the connection (the hello has handshake_timeout instead).
       if (c.established && before == 0) {
         c.frame_deadline = Clock::now() + admission.limits().frame_timeout;
+        watch(c.frame_deadline);
       }
       if (c.rx.size() < c.need) continue;
       if (!c.established) {
@@ -181,9 +203,11 @@ struct TcpResponder::Impl final : ResponderCore {
     return !c.close_after_tx;
   }
 
+  void watch(Clock::time_point deadline) { next_sweep = std::min(next_sweep, deadline); }
+
   void close(std::list<Connection>::iterator it) {
     admission.release(it->peer, it->reserved);
-    connections.erase(it);
+    connections.erase(it);  // closing the descriptor takes it out of the epoll set
     counters.active.store(static_cast<std::uint32_t>(connections.size()),
                           std::memory_order_relaxed);
   }
@@ -192,47 +216,66 @@ struct TcpResponder::Impl final : ResponderCore {
     while (!connections.empty()) close(connections.begin());
   }
 
-  void poll_once(std::chrono::milliseconds max_wait) override {
-    std::vector<pollfd> fds;
-    fds.reserve(connections.size() + 1);
-    fds.push_back({listener.get(), POLLIN, 0});
-    auto wake = Clock::now() + max_wait;
-    for (const auto& c : connections) {
-      fds.push_back({c.fd.get(), static_cast<short>(c.tx.empty() ? POLLIN : POLLOUT), 0});
-      wake = std::min({wake, c.deadline, c.frame_deadline});
+  // Reads and writes what the event allows; false when the connection is finished.
+  bool on_event(Connection& c, std::uint32_t events) {
+    if ((events & EPOLLERR) != 0) return false;
+    bool keep = true;
+    if ((events & EPOLLOUT) != 0) {
+      keep = on_writable(c);
+      if (keep && c.tx.empty()) keep = on_readable(c);  // pipelined bytes may be waiting
+    } else if ((events & (EPOLLIN | EPOLLHUP)) != 0) {
+      keep = on_readable(c);
+      if (keep && !c.tx.empty()) keep = on_writable(c);
     }
-    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
-    const int rc = ::poll(fds.data(), fds.size(),
-                          static_cast<int>(std::clamp<long long>(wait.count() + 1, 0, 1000)));
-    if (rc < 0) return;  // EINTR: the caller loops
-    const auto now = Clock::now();
-    std::size_t i = 1;
-    for (auto it = connections.begin(); it != connections.end(); ++i) {
-      const short revents = i < fds.size() ? fds[i].revents : 0;
-      bool keep = true;
-      if ((revents & (POLLERR | POLLNVAL)) != 0) {
-        keep = false;
-      } else if ((revents & POLLOUT) != 0) {
-        keep = on_writable(*it);
-        if (keep && it->tx.empty()) keep = on_readable(*it);  // pipelined bytes may be waiting
-      } else if ((revents & (POLLIN | POLLHUP)) != 0) {
-        keep = on_readable(*it);
-        if (keep && !it->tx.empty()) keep = on_writable(*it);
-      }
-      if (keep && (now >= it->deadline || now >= it->frame_deadline)) {
-        if (!it->established) {
-          refuse_log(it->peer, {AcceptStatus::bad_hello, "no complete hello in time"});
-        }
-        keep = false;
-      }
-      if (keep) {
+    // Waiting for the peer to take an echo, or for its next bytes: one epoll_ctl per change,
+    // none while echoes leave as they are made.
+    const std::uint32_t want = c.tx.empty() ? EPOLLIN : EPOLLOUT;
+    if (keep && want != c.interest) {
+      epoll_event ev{};
+      ev.events = want;
+      ev.data.ptr = &c;
+      keep = epoll_ctl(epoll.get(), EPOLL_CTL_MOD, c.fd.get(), &ev) == 0;
+      c.interest = want;
+    }
+    return keep;
+  }
+
+  // Closes every connection past its deadline, and learns the next one.
+  void sweep(Clock::time_point now) {
+    next_sweep = Clock::time_point::max();
+    for (auto it = connections.begin(); it != connections.end();) {
+      if (now < it->deadline && now < it->frame_deadline) {
+        watch(std::min(it->deadline, it->frame_deadline));
         ++it;
-      } else {
-        auto dead = it++;
-        close(dead);
+        continue;
       }
+      if (!it->established) {
+        refuse_log(it->peer, {AcceptStatus::bad_hello, "no complete hello in time"});
+      }
+      close(it++);
     }
-    if ((fds[0].revents & POLLIN) != 0) accept_new();
+  }
+
+  void poll_once(std::chrono::milliseconds max_wait) override {
+    const auto wake = std::min(Clock::now() + max_wait, next_sweep);
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(wake - Clock::now());
+    std::array<epoll_event, 256> events{};
+    const int n = ::epoll_wait(epoll.get(), events.data(), static_cast<int>(events.size()),
+                               static_cast<int>(std::clamp<long long>(wait.count() + 1, 0, 1000)));
+    if (n < 0) return;  // EINTR: the caller loops
+    bool listener_ready = false;
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.ptr == nullptr) {
+        listener_ready = true;
+        continue;
+      }
+      // Each connection has at most one event per batch, and only its own event closes it.
+      auto* c = static_cast<Connection*>(events[i].data.ptr);
+      if (!on_event(*c, events[i].events)) close(c->self);
+    }
+    const auto now = Clock::now();
+    if (now >= next_sweep) sweep(now);
+    if (listener_ready) accept_new();
   }
 };
 
@@ -258,6 +301,14 @@ Result<std::unique_ptr<TcpResponder>> TcpResponder::listen(const std::string& ad
   // a short backlog before the loop can refuse each one with a reason (listen(2)).
   if (::listen(fd.get(), SOMAXCONN) != 0) return errno_error(errno, "listen");
   auto impl = std::make_unique<Impl>(std::move(limits), std::move(log));
+  impl->epoll = UniqueFd(::epoll_create1(EPOLL_CLOEXEC));
+  if (!impl->epoll) return errno_error(errno, "epoll_create1");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = nullptr;  // the listener
+  if (epoll_ctl(impl->epoll.get(), EPOLL_CTL_ADD, fd.get(), &ev) != 0) {
+    return errno_error(errno, "epoll_ctl listener");
+  }
   impl->listener = std::move(fd);
   return std::unique_ptr<TcpResponder>(new TcpResponder(std::move(impl)));
 }

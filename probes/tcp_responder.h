@@ -1,5 +1,5 @@
 // The TCP half of `rdmatop responder`: accepts probe connections, runs the handshake through the
-// shared admission rules, and echoes frames. One thread, non-blocking sockets and poll(2); every
+// shared admission rules, and echoes frames. One thread, non-blocking sockets and epoll(7); every
 // connection has a deadline (handshake or idle), so a silent or slow peer only costs its slot
 // until then, and the slot count itself is capped.
 #pragma once

@@ -357,6 +357,22 @@ TEST_CASE("tcp responder closes a connection that trickles an unfinished frame",
   CHECK(responder.eventually([](const ResponderStats& s) { return s.active == 0; }));
 }
 
+// The responder looks at its connections' deadlines only once the earliest is due (not on every
+// wake-up): a frame's deadline, set when its first byte comes, must move that moment earlier
+// even when every other deadline of the connection is far away.
+TEST_CASE("tcp responder closes a stalled frame at its frame timeout, not at a later deadline",
+          "[probes][tcp]") {
+  ResponderLimits limits;
+  limits.handshake_timeout = 30s;
+  limits.frame_timeout = 300ms;
+  RunningResponder responder(limits);
+  UniqueFd fd = raw_handshake(responder.endpoint().port, 64);
+  const auto header = encode_frame_header({64, 1});
+  REQUIRE(::send(fd.get(), header.data(), 5, MSG_NOSIGNAL) == 5);  // part of a header, then no more
+  CHECK(read_until_closed(fd.get()).empty());  // fails after 5 s: the handshake's 30 s are far
+  CHECK(responder.eventually([](const ResponderStats& s) { return s.active == 0; }));
+}
+
 // #22: one address that held every slot (here with silent connections) locked out every other
 // prober. It now gets max_connections_per_peer of them; 127.0.0.2 still gets in.
 TEST_CASE("tcp responder keeps slots for other addresses when one holds many", "[probes][tcp]") {
