@@ -51,6 +51,14 @@ std::optional<Error> set_nonblocking(int fd) {
   return std::nullopt;
 }
 
+std::optional<Error> set_blocking(int fd) {
+  const int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    return errno_error(errno, "fcntl ~O_NONBLOCK");
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> wait_fd(int fd, short events, Deadline deadline) {
   for (;;) {
     pollfd p{fd, events, 0};
@@ -63,7 +71,8 @@ std::optional<Error> wait_fd(int fd, short events, Deadline deadline) {
 
 std::optional<Error> send_all(int fd, std::span<const std::uint8_t> bytes, Deadline deadline) {
   while (!bytes.empty()) {
-    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    // MSG_DONTWAIT: never blocks past the deadline, on a blocking socket too (the prober's).
+    const ssize_t n = ::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       bytes = bytes.subspan(static_cast<std::size_t>(n));
       continue;
@@ -80,7 +89,7 @@ std::optional<Error> send_all(int fd, std::span<const std::uint8_t> bytes, Deadl
 
 std::optional<Error> recv_exact(int fd, std::span<std::uint8_t> bytes, Deadline deadline) {
   while (!bytes.empty()) {
-    const ssize_t n = ::recv(fd, bytes.data(), bytes.size(), 0);
+    const ssize_t n = ::recv(fd, bytes.data(), bytes.size(), MSG_DONTWAIT);  // as send_all
     if (n > 0) {
       bytes = bytes.subspan(static_cast<std::size_t>(n));
       continue;

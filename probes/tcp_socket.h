@@ -34,9 +34,12 @@ class UniqueFd {
 using Deadline = std::chrono::steady_clock::time_point;
 
 std::optional<Error> set_nonblocking(int fd);
+/// Clears O_NONBLOCK: for a socket whose receives wait in recv, bounded by SO_RCVTIMEO.
+std::optional<Error> set_blocking(int fd);
 /// Waits until `fd` reports one of `events` (POLLIN/POLLOUT); ETIMEDOUT at the deadline.
 std::optional<Error> wait_fd(int fd, short events, Deadline deadline);
-/// Sends every byte before the deadline (MSG_NOSIGNAL: a closed peer is an error, not SIGPIPE).
+/// Sends every byte before the deadline (MSG_NOSIGNAL: a closed peer is an error, not SIGPIPE;
+/// MSG_DONTWAIT: a blocking socket waits in poll, bounded by the deadline, not in send).
 std::optional<Error> send_all(int fd, std::span<const std::uint8_t> bytes, Deadline deadline);
 /// Receives exactly bytes.size() bytes before the deadline; ECONNRESET on orderly close.
 std::optional<Error> recv_exact(int fd, std::span<std::uint8_t> bytes, Deadline deadline);
