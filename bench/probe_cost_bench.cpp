@@ -5,7 +5,9 @@
 // differ (RC: post_send/poll_cq in user space instead of send/recv), so this is the prober's
 // overhead with a TCP transport, not an RC measurement. The responder runs in this process on
 // its own thread; only the prober's threads are counted (ProberCost.cpu_seconds, from
-// CLOCK_THREAD_CPUTIME_ID), and the responder's CPU is printed next to it.
+// CLOCK_THREAD_CPUTIME_ID), plus the CPU of sample() on the calling thread, called once a second
+// as a 1 s tick does (it closes each stream's RTT window: quantiles, histogram buckets); the
+// responder's CPU is printed next to it.
 //
 // `--transport null` replaces TCP by a transport that answers every ping at once without a
 // system call: what is left is the runner's own cost per probe (scheduling, the hand-off to a
@@ -48,10 +50,23 @@ class NullTransport final : public probes::Transport {
   bool connected_ = false;
 };
 
-double process_cpu_seconds() {
+double cpu_seconds(clockid_t clock) {
   timespec ts{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  ::clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// Samples the runner once a second for `seconds`, as the tick does; returns the CPU those
+/// sample() calls took on this thread.
+double tick_for(probes::Runner& runner, int seconds) {
+  double cpu = 0;
+  for (int i = 0; i < seconds; ++i) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const double before = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+    static_cast<void>(runner.sample());
+    cpu += cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - before;
+  }
+  return cpu;
 }
 
 }  // namespace
@@ -125,15 +140,15 @@ int main(int argc, char** argv) {
   }
   runner.set_streams(streams);
   runner.start();
-  std::this_thread::sleep_for(std::chrono::seconds(warmup_s));
+  tick_for(runner, warmup_s);
   const auto before = runner.sample();
   const auto wall0 = std::chrono::steady_clock::now();
-  const double proc0 = process_cpu_seconds();
-  std::this_thread::sleep_for(std::chrono::seconds(measure_s));
+  const double proc0 = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+  const double sample_cpu = tick_for(runner, measure_s);
   const auto after = runner.sample();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  const double proc = process_cpu_seconds() - proc0;
+  const double proc = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - proc0;
   runner.stop();
   stop = true;
   responder_thread.join();
@@ -145,7 +160,8 @@ int main(int argc, char** argv) {
     failures += t.connect_failures + t.qp_errors + t.timed_out;
   }
   for (const auto& t : before.targets) sent0 += t.sent;
-  const double prober_cpu = after.cost.cpu_seconds - before.cost.cpu_seconds;
+  const double thread_cpu = after.cost.cpu_seconds - before.cost.cpu_seconds;
+  const double prober_cpu = thread_cpu + sample_cpu;
   const double per_probe_us = prober_cpu / static_cast<double>(sent - sent0) * 1e6;
   std::printf("targets %u, %.1f probe/s each, %s, sizes 64/1024/16384 B\n", targets, rate,
               null_transport ? "null transport (the runner alone)" : "tcp on loopback");
@@ -155,8 +171,10 @@ int main(int argc, char** argv) {
       wall, warmup_s, static_cast<unsigned long long>(sent - sent0),
       static_cast<double>(sent - sent0) / wall, static_cast<unsigned long long>(answered),
       static_cast<unsigned long long>(failures));
-  std::printf("prober CPU: %.3f s in %.1f s = %.2f%% of one core (%.1f us per probe)\n", prober_cpu,
-              wall, 100 * prober_cpu / wall, per_probe_us);
+  std::printf(
+      "prober CPU: %.3f s in %.1f s = %.2f%% of one core (%.1f us per probe): its threads %.3f s, "
+      "sample() once a second %.3f s\n",
+      prober_cpu, wall, 100 * prober_cpu / wall, per_probe_us, thread_cpu, sample_cpu);
   std::printf("per 1,000 targets at 1 probe/s: %.2f%% of one core\n",
               100 * prober_cpu / wall * (1000.0 / targets) / rate);
   std::printf(

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace rdmatop::probes {
 
@@ -54,7 +55,10 @@ void LatencyHistogram::record(std::chrono::nanoseconds rtt) {
     fine_.assign(log_bucket_count() + 2, 0);
     coarse_.assign(bucket_upper_seconds().size() + 1, 0);
   }
-  ++fine_[fine_index(seconds)];
+  const std::size_t index = fine_index(seconds);
+  ++fine_[index];
+  lowest_ = std::min(lowest_, index);
+  highest_ = std::max(highest_, index);
   // Compared in integer nanoseconds so a value exactly on a bound counts as <= it.
   static const std::vector<std::int64_t> bounds_ns = [] {
     std::vector<std::int64_t> out;
@@ -76,7 +80,9 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
     fine_.assign(other.fine_.size(), 0);
     coarse_.assign(other.coarse_.size(), 0);
   }
-  for (std::size_t i = 0; i < fine_.size(); ++i) fine_[i] += other.fine_[i];
+  for (std::size_t i = other.lowest_; i <= other.highest_; ++i) fine_[i] += other.fine_[i];
+  lowest_ = std::min(lowest_, other.lowest_);
+  highest_ = std::max(highest_, other.highest_);
   for (std::size_t i = 0; i < coarse_.size(); ++i) coarse_[i] += other.coarse_[i];
   min_seconds_ = count_ == 0 ? other.min_seconds_ : std::min(min_seconds_, other.min_seconds_);
   max_seconds_ = count_ == 0 ? other.max_seconds_ : std::max(max_seconds_, other.max_seconds_);
@@ -85,8 +91,14 @@ void LatencyHistogram::merge(const LatencyHistogram& other) {
 }
 
 void LatencyHistogram::reset() {
-  std::fill(fine_.begin(), fine_.end(), 0);
+  if (count_ == 0) return;
+  // Only the buckets between the window's extremes can be non-zero: a window of a few probes
+  // clears a few words, not the whole 8 KB of buckets, per stream and tick.
+  std::fill(fine_.begin() + static_cast<std::ptrdiff_t>(lowest_),
+            fine_.begin() + static_cast<std::ptrdiff_t>(highest_) + 1, 0);
   std::fill(coarse_.begin(), coarse_.end(), 0);
+  lowest_ = std::numeric_limits<std::size_t>::max();
+  highest_ = 0;
   count_ = 0;
   sum_seconds_ = 0;
   min_seconds_ = max_seconds_ = 0;
@@ -100,7 +112,7 @@ double LatencyHistogram::quantile(double q) const {
   const auto rank = std::max<std::uint64_t>(
       1, static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))));
   std::uint64_t seen = 0;
-  for (std::size_t i = 0; i < fine_.size(); ++i) {
+  for (std::size_t i = lowest_; i <= highest_; ++i) {  // no count outside them
     seen += fine_[i];
     if (seen < rank) continue;
     if (i == 0) return min_seconds_;

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -53,6 +54,10 @@ class LatencyHistogram {
 
   std::vector<std::uint64_t> fine_;    ///< [0] underflow, [1..n] log buckets, [n+1] overflow
   std::vector<std::uint64_t> coarse_;  ///< per exported bound, plus one above the last
+  /// The lowest and highest fine_ index recorded (none yet: lowest_ > highest_): every count
+  /// lies between them, so reset() and quantile() need not look further.
+  std::size_t lowest_ = std::numeric_limits<std::size_t>::max();
+  std::size_t highest_ = 0;
   std::uint64_t count_ = 0;
   double sum_seconds_ = 0;
   double min_seconds_ = 0;

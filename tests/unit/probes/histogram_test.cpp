@@ -148,5 +148,23 @@ TEST_CASE("reset starts a new window", "[probes][histogram]") {
   CHECK(h.summary()->min == Approx(20e-6));
 }
 
+// reset() clears only the buckets between the last window's extremes: counts left behind inside
+// the next window's range would shift its quantiles.
+TEST_CASE("reset forgets the last window's buckets inside the next window's range",
+          "[probes][histogram]") {
+  LatencyHistogram h;
+  for (int i = 0; i < 5; ++i) h.record(nanoseconds(50'000));
+  h.reset();
+  for (const std::int64_t ns : {10'000, 100'000, 1'000'000}) h.record(nanoseconds(ns));
+  LatencyHistogram fresh;
+  for (const std::int64_t ns : {10'000, 100'000, 1'000'000}) fresh.record(nanoseconds(ns));
+  CHECK(h.count() == 3);
+  CHECK(h.summary() == fresh.summary());
+  CHECK(h.quantile(0.5) == Approx(100e-6).epsilon(0.01));  // 50 us if the five were left
+  h.reset();
+  h.reset();  // an empty window's reset keeps it empty
+  CHECK_FALSE(h.summary().has_value());
+}
+
 }  // namespace
 }  // namespace rdmatop::probes
