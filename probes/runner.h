@@ -22,6 +22,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -162,7 +163,7 @@ class Runner {
   mutable std::mutex mutex_;  ///< guards everything below except the atomics
   Scheduler scheduler_;
   std::map<Key, std::shared_ptr<Stream>> streams_;
-  std::map<std::uint64_t, std::shared_ptr<Stream>> by_id_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<Stream>> by_id_;  ///< for collect_due
   std::uint64_t next_id_ = 1;
   std::deque<Job> queue_;
   /// The scheduler hands due probes to the workers at most once per this period (runner.cpp

@@ -43,15 +43,29 @@ void Scheduler::add_stream(std::uint64_t id, std::optional<double> rate) {
   std::uniform_real_distribution<double> phase(0, 1);
   s.due = clock_() + std::chrono::nanoseconds(static_cast<std::int64_t>(
                          phase(rng_) * static_cast<double>(s.period.count())));
-  queue_.emplace(s.due, id);
+  s.generation = next_generation_++;
+  push({s.due, id, s.generation});
   streams_.emplace(id, s);
 }
 
 void Scheduler::remove_stream(std::uint64_t id) {
-  const auto it = streams_.find(id);
-  if (it == streams_.end()) return;
-  queue_.erase({it->second.due, id});
-  streams_.erase(it);
+  streams_.erase(id);  // its queue entry is dropped when it comes up
+  drop_stale();
+}
+
+void Scheduler::push(const Entry& entry) {
+  queue_.push_back(entry);
+  std::push_heap(queue_.begin(), queue_.end());
+}
+
+void Scheduler::drop_stale() {
+  while (!queue_.empty()) {
+    const Entry& top = queue_.front();
+    const auto it = streams_.find(top.stream);
+    if (it != streams_.end() && it->second.generation == top.generation) return;
+    std::pop_heap(queue_.begin(), queue_.end());
+    queue_.pop_back();
+  }
 }
 
 void Scheduler::refill(TimePoint now) {
@@ -65,13 +79,17 @@ std::vector<DueProbe> Scheduler::take_due() {
   const TimePoint now = clock_();
   refill(now);
   std::vector<DueProbe> out;
-  while (!queue_.empty() && queue_.begin()->first <= now) {
+  drop_stale();
+  while (!queue_.empty() && queue_.front().due <= now) {
     if (options_.rate_cap > 0) {
       if (tokens_ < 1) break;
       tokens_ -= 1;
     }
-    const auto [due, id] = *queue_.begin();
-    queue_.erase(queue_.begin());
+    std::pop_heap(queue_.begin(), queue_.end());
+    const Entry entry = queue_.back();
+    queue_.pop_back();
+    const TimePoint due = entry.due;
+    const std::uint64_t id = entry.stream;
     Stream& s = streams_.at(id);
     out.push_back({id, options_.sizes[s.next_size]});
     s.next_size = (s.next_size + 1) % options_.sizes.size();
@@ -79,14 +97,15 @@ std::vector<DueProbe> Scheduler::take_due() {
     // stalled), restart from now instead of firing a burst of catch-up probes.
     s.due = due + jittered(s.period);
     if (s.due < now - s.period) s.due = now + jittered(s.period);
-    queue_.emplace(s.due, id);
+    push({s.due, id, s.generation});
+    drop_stale();
   }
   return out;
 }
 
 std::optional<Scheduler::TimePoint> Scheduler::next_due() const {
   if (queue_.empty()) return std::nullopt;
-  TimePoint next = queue_.begin()->first;
+  TimePoint next = queue_.front().due;  // never stale: every change ends with drop_stale
   if (options_.rate_cap > 0 && tokens_ < 1) {
     const auto wait = std::chrono::duration<double>((1 - tokens_) / options_.rate_cap);
     next = std::max(next, refilled_ + std::chrono::duration_cast<std::chrono::nanoseconds>(wait));

@@ -9,10 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <optional>
 #include <random>
-#include <set>
+#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -58,15 +58,35 @@ class Scheduler {
     std::chrono::nanoseconds period{0};
     TimePoint due{};
     std::size_t next_size = 0;
+    std::uint64_t generation = 0;  ///< of its queue entry; an entry of another is stale
   };
+  /// A stream's next probe. Entries of removed (or removed and re-added) streams stay in the
+  /// heap until they come up and are dropped then: removal costs no search.
+  struct Entry {
+    TimePoint due{};
+    std::uint64_t stream = 0;
+    std::uint64_t generation = 0;
+    /// std::push_heap keeps the greatest first: "greater" is the later due, then the higher id,
+    /// so the earliest (and among equals the lowest id) comes first, as a sorted set would.
+    bool operator<(const Entry& other) const {
+      return std::tie(due, stream) > std::tie(other.due, other.stream);
+    }
+  };
+  void push(const Entry& entry);
+  /// Drops stale entries from the top of the heap.
+  void drop_stale();
   std::chrono::nanoseconds jittered(std::chrono::nanoseconds period);
   void refill(TimePoint now);
 
   ScheduleOptions options_;
   Clock clock_;
   std::mt19937_64 rng_;
-  std::map<std::uint64_t, Stream> streams_;
-  std::set<std::pair<TimePoint, std::uint64_t>> queue_;  ///< (due, stream), earliest first
+  /// A hash map and a binary heap in one vector: each due probe costs a few cache lines, where
+  /// a std::map and a std::set of 1,000 streams were most of the runner's CPU (bench/README.md,
+  /// session 28).
+  std::unordered_map<std::uint64_t, Stream> streams_;
+  std::vector<Entry> queue_;  ///< a heap (std::push_heap), earliest due on top
+  std::uint64_t next_generation_ = 1;
   double tokens_ = 0;
   double burst_ = 0;
   TimePoint refilled_{};

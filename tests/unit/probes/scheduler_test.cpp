@@ -175,6 +175,31 @@ TEST_CASE("streams come and go without disturbing the others", "[probes][schedul
   CHECK(counts.at(1) <= 22);
 }
 
+// A removed stream's queue entry stays until it comes up; a stream added again under the same id
+// must not be probed by it as well as by its own.
+TEST_CASE("a stream removed and added again is probed at its rate, not twice",
+          "[probes][scheduler]") {
+  FakeClock clock;
+  ScheduleOptions o;
+  o.rate_per_stream = 10;
+  Scheduler s(o, clock.fn());
+  for (std::uint64_t id = 0; id < 10; ++id) s.add_stream(id);
+  run(s, clock, 1s);
+  // Most removed streams' entries are not on top of the queue when they are removed.
+  for (int round = 0; round < 3; ++round) {
+    for (std::uint64_t id = 1; id < 10; ++id) {
+      s.remove_stream(id);
+      s.add_stream(id);
+    }
+  }
+  CHECK(s.stream_count() == 10);
+  for (const auto& [id, n] : per_stream(run(s, clock, 2s))) {
+    INFO("stream " << id);
+    CHECK(n >= 18);
+    CHECK(n <= 22);
+  }
+}
+
 TEST_CASE("bad schedule options are rejected", "[probes][scheduler]") {
   FakeClock clock;
   auto make = [&](ScheduleOptions o) { Scheduler s(o, clock.fn()); };
