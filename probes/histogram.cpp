@@ -137,12 +137,16 @@ std::optional<RttSummary> LatencyHistogram::summary() const {
 
 std::vector<std::uint64_t> LatencyHistogram::cumulative_bucket_counts() const {
   std::vector<std::uint64_t> out(bucket_upper_seconds().size(), 0);
-  std::uint64_t running = 0;
-  for (std::size_t i = 0; i < out.size() && i < coarse_.size(); ++i) {
-    running += coarse_[i];
-    out[i] = running;
-  }
+  add_cumulative_bucket_counts_to(out);
   return out;
+}
+
+void LatencyHistogram::add_cumulative_bucket_counts_to(std::vector<std::uint64_t>& totals) const {
+  std::uint64_t running = 0;
+  for (std::size_t i = 0; i < totals.size() && i < coarse_.size(); ++i) {
+    running += coarse_[i];
+    totals[i] += running;
+  }
 }
 
 }  // namespace rdmatop::probes

@@ -47,6 +47,9 @@ class LatencyHistogram {
   std::optional<RttSummary> summary() const;
   /// Count of values <= bucket_upper_seconds()[i], cumulative (Prometheus `le` semantics).
   std::vector<std::uint64_t> cumulative_bucket_counts() const;
+  /// Adds cumulative_bucket_counts() to `totals` (one per bound), allocating nothing: a stream's
+  /// running totals take each window's counts once per tick.
+  void add_cumulative_bucket_counts_to(std::vector<std::uint64_t>& totals) const;
 
  private:
   static std::size_t fine_index(double seconds);

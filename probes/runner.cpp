@@ -407,7 +407,10 @@ ProbeResults Runner::sample(const PortRetransmits* ports, const QpRetransmits* q
     return it->second;
   };
   ProbeResults out;
-  std::set<std::string> targets;
+  out.targets.reserve(streams.size());
+  // streams_ is ordered by target first: a target's streams are adjacent.
+  std::uint32_t targets = 0;
+  const std::string* previous_target = nullptr;
   for (const auto& s : streams) {
     const std::lock_guard lock(s->stats_mutex);
     const PortKey where{s->counters.local_device, s->port};
@@ -428,8 +431,7 @@ ProbeResults Runner::sample(const PortRetransmits* ports, const QpRetransmits* q
     credit_qp_counter(*s, qps);
     ProbeTargetSample sample = s->counters;
     sample.window = s->window.summary();
-    const auto window_buckets = s->window.cumulative_bucket_counts();
-    for (std::size_t i = 0; i < s->cumulative.size(); ++i) s->cumulative[i] += window_buckets[i];
+    s->window.add_cumulative_bucket_counts_to(s->cumulative);
     s->rtt_sum += s->window.sum_seconds();
     s->window.reset();
     sample.bucket_upper_seconds = LatencyHistogram::bucket_upper_seconds();
@@ -437,11 +439,12 @@ ProbeResults Runner::sample(const PortRetransmits* ports, const QpRetransmits* q
     sample.rtt_sum_seconds = s->rtt_sum;
     if (s->counters.connected && s->is_rdma) ++out.cost.qps;
     if (s->counters.connected) out.cost.registered_bytes += s->registered;
-    targets.insert(s->spec.target);
+    if (previous_target == nullptr || *previous_target != s->spec.target) ++targets;
+    previous_target = &s->spec.target;
     out.targets.push_back(std::move(sample));
   }
   if (ports != nullptr) last_ports_ = *ports;
-  out.cost.targets = static_cast<std::uint32_t>(targets.size());
+  out.cost.targets = targets;
   std::uint64_t cpu = inline_cpu_ns_;
   for (std::size_t i = 0; i <= options_.workers; ++i) cpu += thread_cpu_ns_[i];
   out.cost.cpu_seconds = static_cast<double>(cpu) * 1e-9;
