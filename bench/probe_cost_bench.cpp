@@ -5,9 +5,9 @@
 // differ (RC: post_send/poll_cq in user space instead of send/recv), so this is the prober's
 // overhead with a TCP transport, not an RC measurement. The responder runs in this process on
 // its own thread; only the prober's threads are counted (ProberCost.cpu_seconds, from
-// CLOCK_THREAD_CPUTIME_ID), plus the CPU of sample() on the calling thread, called once a second
-// as a 1 s tick does (it closes each stream's RTT window: quantiles, histogram buckets); the
-// responder's CPU is printed next to it.
+// CLOCK_THREAD_CPUTIME_ID, which also counts sample() on its caller's thread), sampled once a
+// second as a 1 s tick does (closing each stream's RTT window: quantiles, histogram buckets, a
+// share printed on its own); the responder's CPU is printed next to it.
 //
 // `--transport null` replaces TCP by a transport that answers every ping at once without a
 // system call: what is left is the runner's own cost per probe (scheduling, the hand-off to a
@@ -160,8 +160,7 @@ int main(int argc, char** argv) {
     failures += t.connect_failures + t.qp_errors + t.timed_out;
   }
   for (const auto& t : before.targets) sent0 += t.sent;
-  const double thread_cpu = after.cost.cpu_seconds - before.cost.cpu_seconds;
-  const double prober_cpu = thread_cpu + sample_cpu;
+  const double prober_cpu = after.cost.cpu_seconds - before.cost.cpu_seconds;
   const double per_probe_us = prober_cpu / static_cast<double>(sent - sent0) * 1e6;
   std::printf("targets %u, %.1f probe/s each, %s, sizes 64/1024/16384 B\n", targets, rate,
               null_transport ? "null transport (the runner alone)" : "tcp on loopback");
@@ -172,9 +171,9 @@ int main(int argc, char** argv) {
       static_cast<double>(sent - sent0) / wall, static_cast<unsigned long long>(answered),
       static_cast<unsigned long long>(failures));
   std::printf(
-      "prober CPU: %.3f s in %.1f s = %.2f%% of one core (%.1f us per probe): its threads %.3f s, "
-      "sample() once a second %.3f s\n",
-      prober_cpu, wall, 100 * prober_cpu / wall, per_probe_us, thread_cpu, sample_cpu);
+      "prober CPU: %.3f s in %.1f s = %.2f%% of one core (%.1f us per probe), of which sample() "
+      "once a second %.3f s\n",
+      prober_cpu, wall, 100 * prober_cpu / wall, per_probe_us, sample_cpu);
   std::printf("per 1,000 targets at 1 probe/s: %.2f%% of one core\n",
               100 * prober_cpu / wall * (1000.0 / targets) / rate);
   std::printf(

@@ -393,6 +393,7 @@ std::set<PortKey> Runner::probed_ports() const {
 }
 
 ProbeResults Runner::sample(const PortRetransmits* ports, const QpRetransmits* qps) {
+  const std::uint64_t cpu_before = thread_cpu_ns();  // closing the windows is the prober's work
   std::vector<std::shared_ptr<Stream>> streams;
   {
     const std::lock_guard lock(mutex_);
@@ -445,6 +446,7 @@ ProbeResults Runner::sample(const PortRetransmits* ports, const QpRetransmits* q
   }
   if (ports != nullptr) last_ports_ = *ports;
   out.cost.targets = targets;
+  inline_cpu_ns_ += thread_cpu_ns() - cpu_before;
   std::uint64_t cpu = inline_cpu_ns_;
   for (std::size_t i = 0; i <= options_.workers; ++i) cpu += thread_cpu_ns_[i];
   out.cost.cpu_seconds = static_cast<double>(cpu) * 1e-9;

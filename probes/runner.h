@@ -174,7 +174,7 @@ class Runner {
   bool stopping_ = false;
   std::vector<std::thread> threads_;
   /// CPU time of each runner thread, updated by the thread itself (CLOCK_THREAD_CPUTIME_ID
-  /// reads only the calling thread), plus run_due()'s work on foreign threads.
+  /// reads only the calling thread), plus run_due()'s and sample()'s work on foreign threads.
   std::unique_ptr<std::atomic<std::uint64_t>[]> thread_cpu_ns_;
   std::atomic<std::uint64_t> inline_cpu_ns_{0};
   std::mutex ports_mutex_;      ///< guards last_ports_ (sample() may run on any thread)

@@ -372,6 +372,19 @@ TEST_CASE("a stalled target does not stall the others (threads)", "[probes][runn
 namespace rdmatop::probes {
 namespace {
 
+// Closing the windows of many streams is the prober's work too, done on the tick's thread: a
+// runner that never ran a probe has spent CPU once it was sampled.
+TEST_CASE("sampling counts its own CPU in the prober's cost", "[probes][runner]") {
+  Fixture f;
+  Runner r(f.options());
+  std::vector<StreamSpec> streams;
+  for (int i = 0; i < 2000; ++i) streams.push_back(stream("h" + std::to_string(i)));
+  r.set_streams(streams);
+  const double first = r.sample().cost.cpu_seconds;
+  CHECK(first > 0);
+  CHECK(r.sample().cost.cpu_seconds > first);
+}
+
 TEST_CASE("port retransmit evidence comes from the tick's snapshot", "[probes][runner]") {
   const auto port = [](std::uint32_t n, CounterMap hw) {
     PortSample p;
