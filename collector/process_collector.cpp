@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <memory>
-#include <mutex>
 
 #include "collector/parse/procfs_process_parse.h"
 #include "collector/source/cached_file_source.h"
@@ -64,20 +64,18 @@ ProcessReader host_process_reader() {
   FileCacheOptions options;
   options.batch_reads = false;
   std::shared_ptr<const FileSource> proc = make_cached_file_source("/proc", std::move(options));
-  struct State {
-    std::mutex mutex;  // a scrape may render the page on another thread than the poll loop
-    std::uint64_t boot_time = 0;  ///< 0 until read: no host boots at the epoch
-  };
-  auto state = std::make_shared<State>();
-  return [proc, state]() -> Result<ProcessMetrics> {
-    const std::lock_guard<std::mutex> lock(state->mutex);
-    if (state->boot_time == 0) {
+  // 0 until read: no host boots at the epoch. Atomic: a scrape may render the page on another
+  // thread than the poll loop (the caching source locks its own reads).
+  auto boot_time = std::make_shared<std::atomic<std::uint64_t>>(0);
+  return [proc, boot_time]() -> Result<ProcessMetrics> {
+    std::uint64_t boot = boot_time->load(std::memory_order_relaxed);
+    if (boot == 0) {
       const auto read = read_boot_time(*proc);
       if (!read) return read.error();
-      state->boot_time = *read;
+      boot = *read;
+      boot_time->store(boot, std::memory_order_relaxed);
     }
-    return read_process_metrics(*proc, state->boot_time,
-                                [] { return open_fds_from_size("/proc/self/fd"); });
+    return read_process_metrics(*proc, boot, [] { return open_fds_from_size("/proc/self/fd"); });
   };
 }
 

@@ -41,10 +41,10 @@ void Scheduler::add_stream(std::uint64_t id, std::optional<double> rate) {
   Stream s;
   s.period = period_of(r);
   std::uniform_real_distribution<double> phase(0, 1);
-  s.due = clock_() + std::chrono::nanoseconds(static_cast<std::int64_t>(
-                         phase(rng_) * static_cast<double>(s.period.count())));
+  const TimePoint due = clock_() + std::chrono::nanoseconds(static_cast<std::int64_t>(
+                                       phase(rng_) * static_cast<double>(s.period.count())));
   s.generation = next_generation_++;
-  push({s.due, id, s.generation});
+  push({due, id, s.generation});
   streams_.emplace(id, s);
 }
 
@@ -55,7 +55,7 @@ void Scheduler::remove_stream(std::uint64_t id) {
 
 void Scheduler::push(const Entry& entry) {
   queue_.push_back(entry);
-  std::push_heap(queue_.begin(), queue_.end());
+  std::push_heap(queue_.begin(), queue_.end(), DueLater{});
 }
 
 void Scheduler::drop_stale() {
@@ -63,7 +63,7 @@ void Scheduler::drop_stale() {
     const Entry& top = queue_.front();
     const auto it = streams_.find(top.stream);
     if (it != streams_.end() && it->second.generation == top.generation) return;
-    std::pop_heap(queue_.begin(), queue_.end());
+    std::pop_heap(queue_.begin(), queue_.end(), DueLater{});
     queue_.pop_back();
   }
 }
@@ -79,25 +79,23 @@ std::vector<DueProbe> Scheduler::take_due() {
   const TimePoint now = clock_();
   refill(now);
   std::vector<DueProbe> out;
-  drop_stale();
   while (!queue_.empty() && queue_.front().due <= now) {
     if (options_.rate_cap > 0) {
       if (tokens_ < 1) break;
       tokens_ -= 1;
     }
-    std::pop_heap(queue_.begin(), queue_.end());
+    std::pop_heap(queue_.begin(), queue_.end(), DueLater{});
     const Entry entry = queue_.back();
     queue_.pop_back();
-    const TimePoint due = entry.due;
     const std::uint64_t id = entry.stream;
-    Stream& s = streams_.at(id);
+    Stream& s = streams_.at(id);  // the top is never stale: every change ends with drop_stale
     out.push_back({id, options_.sizes[s.next_size]});
     s.next_size = (s.next_size + 1) % options_.sizes.size();
     // Keep the long-run rate when slightly late; when more than a period behind (capped or
     // stalled), restart from now instead of firing a burst of catch-up probes.
-    s.due = due + jittered(s.period);
-    if (s.due < now - s.period) s.due = now + jittered(s.period);
-    push({s.due, id, s.generation});
+    TimePoint due = entry.due + jittered(s.period);
+    if (due < now - s.period) due = now + jittered(s.period);
+    push({due, id, s.generation});
     drop_stale();
   }
   return out;

@@ -55,8 +55,7 @@ class Scheduler {
 
  private:
   struct Stream {
-    std::chrono::nanoseconds period{0};
-    TimePoint due{};
+    std::chrono::nanoseconds period{0};  ///< its next due time is its queue entry's
     std::size_t next_size = 0;
     std::uint64_t generation = 0;  ///< of its queue entry; an entry of another is stale
   };
@@ -66,10 +65,12 @@ class Scheduler {
     TimePoint due{};
     std::uint64_t stream = 0;
     std::uint64_t generation = 0;
-    /// std::push_heap keeps the greatest first: "greater" is the later due, then the higher id,
-    /// so the earliest (and among equals the lowest id) comes first, as a sorted set would.
-    bool operator<(const Entry& other) const {
-      return std::tie(due, stream) > std::tie(other.due, other.stream);
+  };
+  /// The heap's order: a std heap keeps on top what no other entry "precedes", so with "is due
+  /// later" the earliest entry (among equals the lowest id, as a sorted set had it) is on top.
+  struct DueLater {
+    bool operator()(const Entry& a, const Entry& b) const {
+      return std::tie(a.due, a.stream) > std::tie(b.due, b.stream);
     }
   };
   void push(const Entry& entry);

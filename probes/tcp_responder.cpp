@@ -95,8 +95,7 @@ struct TcpResponder::Impl final : ResponderCore {
       conn.peer = *peer;
       conn.reserved = kHandshakeBytes;
       conn.rx.reserve(kHelloSize);
-      conn.deadline = now + admission.limits().handshake_timeout;
-      watch(conn.deadline);
+      set_deadline(conn.deadline, now + admission.limits().handshake_timeout);
       connections.push_back(std::move(conn));
       Connection& added = connections.back();
       added.self = std::prev(connections.end());
@@ -137,8 +136,7 @@ struct TcpResponder::Impl final : ResponderCore {
     c.tx.assign(bytes.begin(), bytes.end());
     c.established = true;
     // The first ping gets the idle timeout, as every later one does (docs/probe-protocol.md).
-    c.deadline = Clock::now() + admission.limits().idle_timeout;
-    watch(c.deadline);
+    set_deadline(c.deadline, Clock::now() + admission.limits().idle_timeout);
     c.max_payload = verdict.hello->max_payload;
     c.rx.clear();
     c.rx.reserve(kFrameHeaderSize + c.max_payload);
@@ -159,9 +157,8 @@ struct TcpResponder::Impl final : ResponderCore {
     c.rx.clear();
     c.need = kFrameHeaderSize;
     const auto now = Clock::now();
-    c.deadline = now + admission.limits().idle_timeout;
-    c.frame_deadline = now + admission.limits().frame_timeout;  // for the echo to be taken
-    watch(c.frame_deadline);
+    set_deadline(c.deadline, now + admission.limits().idle_timeout);
+    set_deadline(c.frame_deadline, now + admission.limits().frame_timeout);  // the echo's
     counters.echoed.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -177,8 +174,7 @@ struct TcpResponder::Impl final : ResponderCore {
       // A frame's clock starts at its first byte and is absolute: trickling bytes of a frame
       // never finished cannot keep the connection (the hello has handshake_timeout instead).
       if (c.established && before == 0) {
-        c.frame_deadline = Clock::now() + admission.limits().frame_timeout;
-        watch(c.frame_deadline);
+        set_deadline(c.frame_deadline, Clock::now() + admission.limits().frame_timeout);
       }
       if (c.rx.size() < c.need) continue;
       if (!c.established) {
@@ -199,11 +195,15 @@ struct TcpResponder::Impl final : ResponderCore {
     }
     c.tx.clear();
     c.tx_done = 0;
-    c.frame_deadline = Clock::time_point::max();
+    set_deadline(c.frame_deadline, Clock::time_point::max());
     return !c.close_after_tx;
   }
 
-  void watch(Clock::time_point deadline) { next_sweep = std::min(next_sweep, deadline); }
+  // Every deadline of a connection is set here, so the sweep never comes later than one.
+  void set_deadline(Clock::time_point& slot, Clock::time_point value) {
+    slot = value;
+    next_sweep = std::min(next_sweep, value);
+  }
 
   void close(std::list<Connection>::iterator it) {
     admission.release(it->peer, it->reserved);
@@ -245,7 +245,7 @@ struct TcpResponder::Impl final : ResponderCore {
     next_sweep = Clock::time_point::max();
     for (auto it = connections.begin(); it != connections.end();) {
       if (now < it->deadline && now < it->frame_deadline) {
-        watch(std::min(it->deadline, it->frame_deadline));
+        next_sweep = std::min({next_sweep, it->deadline, it->frame_deadline});
         ++it;
         continue;
       }

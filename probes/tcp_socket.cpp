@@ -43,18 +43,11 @@ void UniqueFd::reset(int fd) {
   fd_ = fd;
 }
 
-std::optional<Error> set_nonblocking(int fd) {
+std::optional<Error> set_nonblocking(int fd, bool nonblocking) {
   const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
-    return errno_error(errno, "fcntl O_NONBLOCK");
-  }
-  return std::nullopt;
-}
-
-std::optional<Error> set_blocking(int fd) {
-  const int flags = fcntl(fd, F_GETFL);
-  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
-    return errno_error(errno, "fcntl ~O_NONBLOCK");
+  const int wanted = nonblocking ? flags | O_NONBLOCK : flags & ~O_NONBLOCK;
+  if (flags < 0 || fcntl(fd, F_SETFL, wanted) < 0) {
+    return errno_error(errno, nonblocking ? "fcntl O_NONBLOCK" : "fcntl ~O_NONBLOCK");
   }
   return std::nullopt;
 }
@@ -116,7 +109,7 @@ Result<UniqueFd> tcp_connect(const std::string& host, std::uint16_t port,
       last = errno_error(errno, "socket");
       continue;
     }
-    if (auto err = set_nonblocking(fd.get())) return *err;
+    if (auto err = set_nonblocking(fd.get(), true)) return *err;
     if (!local_address.empty()) {
       auto local = resolve_stream(local_address, "", AI_NUMERICHOST | AI_PASSIVE);
       if (!local) return local.error();

@@ -33,9 +33,9 @@ class UniqueFd {
 
 using Deadline = std::chrono::steady_clock::time_point;
 
-std::optional<Error> set_nonblocking(int fd);
-/// Clears O_NONBLOCK: for a socket whose receives wait in recv, bounded by SO_RCVTIMEO.
-std::optional<Error> set_blocking(int fd);
+/// Sets or clears O_NONBLOCK (cleared: for a socket whose receives wait in recv, bounded by
+/// SO_RCVTIMEO).
+std::optional<Error> set_nonblocking(int fd, bool nonblocking);
 /// Waits until `fd` reports one of `events` (POLLIN/POLLOUT); ETIMEDOUT at the deadline.
 std::optional<Error> wait_fd(int fd, short events, Deadline deadline);
 /// Sends every byte before the deadline (MSG_NOSIGNAL: a closed peer is an error, not SIGPIPE;

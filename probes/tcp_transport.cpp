@@ -73,7 +73,7 @@ class TcpTransport final : public Transport {
     // From here on the echo is awaited inside recv (a blocking socket, bounded by SO_RCVTIMEO):
     // one system call per echo instead of poll and recv; sends stay non-blocking (send_all's
     // MSG_DONTWAIT).
-    if (auto err = set_blocking(fd->get())) return err;
+    if (auto err = set_nonblocking(fd->get(), false)) return err;
     fd_ = std::move(fd.value());
     // A fixed payload pattern, written once: the echo is compared whole, so a corrupted byte
     // still shows, and the header's sequence tells one ping's echo from another's (a per-ping
