@@ -117,6 +117,7 @@ HostSources::HostSources(const SourceOptions& options)
     netlink_ = make_live_rdma_netlink_source();
     devlink_ = make_live_devlink_source();
     dcb_ = make_live_dcb_source();
+    link_stats_ = make_live_link_stats_source();
   }
   // Like ethtool: another host's sysfs with this host's /proc would mix two machines.
   // /proc/interrupts has a column per CPU and a row per IRQ: allow 16 MiB.
@@ -129,8 +130,8 @@ HostSources::HostSources(const SourceOptions& options)
 }
 
 CollectContext HostSources::context() const {
-  return CollectContext{*sysfs_,   *ethtool_,      filter_,    netlink_.get(),
-                        counters_, devlink_.get(), dcb_.get(), procfs_.get()};
+  return CollectContext{*sysfs_,        *ethtool_,  filter_,       netlink_.get(),   counters_,
+                        devlink_.get(), dcb_.get(), procfs_.get(), link_stats_.get()};
 }
 
 }  // namespace rdmatop

@@ -105,10 +105,11 @@ class HostSources {
  private:
   std::unique_ptr<FileSource> sysfs_;
   std::unique_ptr<EthtoolSource> ethtool_;
-  std::unique_ptr<RdmaNetlinkSource> netlink_;  ///< nullptr unless reading the live host
-  std::unique_ptr<DevlinkSource> devlink_;      ///< nullptr unless reading the live host
-  std::unique_ptr<DcbSource> dcb_;              ///< nullptr unless reading the live host
-  std::unique_ptr<FileSource> procfs_;          ///< nullptr: no process data
+  std::unique_ptr<RdmaNetlinkSource> netlink_;   ///< nullptr unless reading the live host
+  std::unique_ptr<DevlinkSource> devlink_;       ///< nullptr unless reading the live host
+  std::unique_ptr<DcbSource> dcb_;               ///< nullptr unless reading the live host
+  std::unique_ptr<LinkStatsSource> link_stats_;  ///< nullptr unless reading the live host
+  std::unique_ptr<FileSource> procfs_;           ///< nullptr: no process data
   CounterSource counters_ = CounterSource::sysfs;
   DeviceFilter filter_;
 };

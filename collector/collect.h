@@ -17,6 +17,7 @@
 #include "collector/source/devlink_source.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/file_source.h"
+#include "collector/source/link_stats_source.h"
 #include "collector/source/rdma_netlink_source.h"
 
 namespace rdmatop {
@@ -45,6 +46,9 @@ struct CollectContext {
   DevlinkSource* devlink = nullptr;    ///< nullptr: not read (not the live host)
   DcbSource* dcb = nullptr;            ///< nullptr: not read (not the live host)
   const FileSource* procfs = nullptr;  ///< /proc (--procfs-root); nullptr: not read
+  /// Netdevs' statistics/ by rtnetlink, one exchange per tick; nullptr: read from sysfs (not
+  /// the live host).
+  LinkStatsSource* link_stats = nullptr;
 };
 
 /// What RDMA netlink served in one tick, merged into the sysfs walk.
@@ -77,7 +81,10 @@ void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out);
 /// (FileSource::list_current).
 void collect_rdma_sysfs(const CollectContext& ctx, Snapshot& out, const NetlinkData& netlink,
                         const RdmaDeviceList* devices = nullptr);
-/// Reads class/net/<if> for every netdev named by an RDMA port in `out`.
+/// Reads class/net/<if> for every netdev named by an RDMA port in `out`; its statistics from
+/// ctx.link_stats where that serves it (the netdev's ifindex in sysfs and in this network
+/// namespace the same, and the kernel answered its RTM_GETSTATS), from statistics/ otherwise,
+/// saying why.
 void collect_netdev_sysfs(const CollectContext& ctx, Snapshot& out);
 /// Reads ethtool stats, driver info and pause data for every netdev in `out`.
 void collect_ethtool(const CollectContext& ctx, Snapshot& out);

@@ -1,8 +1,13 @@
 // class/net/<if> -> NetdevSample, for the netdevs behind RDMA ports only. Formats:
-// net/core/net-sysfs.c. One SourceStatus per netdev, source "netdev".
+// net/core/net-sysfs.c. One SourceStatus per netdev, source "netdev". On the live host the
+// statistics/ counters come from rtnetlink (one RTM_GETSTATS per netdev, all in one exchange:
+// link_stats_source.h) where it serves the netdev, from the 24 files otherwise, and the status
+// says why.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,6 +34,86 @@ std::set<std::string> port_netdevs(const Snapshot& snap) {
   return names;
 }
 
+/// The sorted names of the first `count` fields of kLinkStatsFields, and where each field lands
+/// among them: made once per count, shared by every map built from a row.
+struct LinkStatsLayout {
+  SharedCounterNames names;
+  std::array<std::size_t, kLinkStatsFields.size()> slot{};
+};
+
+const LinkStatsLayout& link_stats_layout(std::size_t count) {
+  static const auto layouts = [] {
+    std::array<LinkStatsLayout, kLinkStatsFields.size() + 1> all;
+    for (std::size_t n = 0; n <= kLinkStatsFields.size(); ++n) {
+      CounterNames names(kLinkStatsFields.begin(), kLinkStatsFields.begin() + n);
+      std::sort(names.begin(), names.end());
+      for (std::size_t field = 0; field < n; ++field) {
+        all[n].slot[field] = static_cast<std::size_t>(
+            std::lower_bound(names.begin(), names.end(), kLinkStatsFields[field]) - names.begin());
+      }
+      all[n].names = std::make_shared<const CounterNames>(std::move(names));
+    }
+    return all;
+  }();
+  return layouts[std::min(count, kLinkStatsFields.size())];
+}
+
+CounterMap link_stats_map(const LinkStats& row) {
+  const LinkStatsLayout& layout = link_stats_layout(row.count);
+  std::vector<std::uint64_t> values(row.count);
+  for (std::size_t field = 0; field < row.count; ++field) {
+    values[layout.slot[field]] = row.values[field];
+  }
+  return CounterMap(layout.names, std::move(values));
+}
+
+/// Where a netdev's statistics come from this tick: the rtnetlink row's map, or statistics/
+/// with the reason (empty when rtnetlink is not used at all: not the live host).
+struct LinkAnswer {
+  std::optional<CounterMap> statistics;
+  std::string fallback;
+};
+
+/// The statistics of every netdev in `names` that rtnetlink serves, in one exchange: those whose
+/// ifindex in sysfs and in this network namespace are the same (sysfs mounted in another
+/// namespace lists other netdevs under the same names). The others get why not.
+std::map<std::string, LinkAnswer, std::less<>> statistics_by_rtnetlink(
+    const CollectContext& ctx, const std::set<std::string>& names) {
+  std::map<std::string, LinkAnswer, std::less<>> answers;
+  std::vector<std::uint32_t> ifindexes;
+  std::vector<const std::string*> asked;
+  for (const auto& name : names) {
+    if (!is_valid_netdev_name(name)) continue;
+    LinkAnswer& answer = answers[name];
+    auto text = ctx.sysfs.read_static("class/net/" + name + "/ifindex");
+    auto in_sysfs = text ? parse_counter_value(*text) : Result<std::uint64_t>(text.error());
+    if (!in_sysfs) {
+      answer.fallback = "no ifindex in sysfs (" + in_sysfs.error().message + ")";
+      continue;
+    }
+    const auto here = ctx.link_stats->ifindex(name);
+    if (!here) {
+      answer.fallback = here.error().message;
+    } else if (*here != *in_sysfs) {
+      answer.fallback = "ifindex " + std::to_string(*in_sysfs) + " in sysfs, " +
+                        std::to_string(*here) + " in this network namespace";
+    } else {
+      ifindexes.push_back(*here);
+      asked.push_back(&name);
+    }
+  }
+  auto rows = ctx.link_stats->stats(ifindexes);
+  for (std::size_t i = 0; i < asked.size(); ++i) {
+    LinkAnswer& answer = answers[*asked[i]];
+    if (i < rows.size() && rows[i]) {
+      answer.statistics = link_stats_map(*rows[i]);
+    } else {
+      answer.fallback = i < rows.size() ? rows[i].error().message : "no answer";
+    }
+  }
+  return answers;
+}
+
 void read_speed(SysfsObjectReader& reader, NetdevSample& out) {
   // speed_show returns -EINVAL while the link is down or the driver cannot tell, and prints
   // -1 (SPEED_UNKNOWN) in other cases; both mean "no speed", the second is kept as printed.
@@ -47,7 +132,7 @@ void read_speed(SysfsObjectReader& reader, NetdevSample& out) {
 
 /// Reads one netdev; nullopt (with the status explaining why) when there is nothing to report.
 std::optional<NetdevSample> read_netdev(const FileSource& fs, const std::string& name,
-                                        SourceStatus& status) {
+                                        LinkAnswer* link, SourceStatus& status) {
   StatusTimer timer(std::string(kNetdevSource), name);
   if (!is_valid_netdev_name(name)) {
     status = timer.finish(SourceState::error, "not a netdev name: " + escape_for_message(name));
@@ -81,8 +166,13 @@ std::optional<NetdevSample> read_netdev(const FileSource& fs, const std::string&
     out.address = std::move(*address);
   }
   out.static_age = reader.static_age();
-  if (reader.read_counters("statistics", out.statistics) == DirOutcome::absent) {
-    log.note("no statistics/ directory");
+  if (link != nullptr && link->statistics) {
+    out.statistics = std::move(*link->statistics);
+  } else {
+    if (link != nullptr) log.note("statistics from sysfs: " + link->fallback);
+    if (reader.read_counters("statistics", out.statistics) == DirOutcome::absent) {
+      log.note("no statistics/ directory");
+    }
   }
   if (reader.vanished()) {
     status = timer.finish(SourceState::error, "netdev vanished during read");
@@ -95,9 +185,14 @@ std::optional<NetdevSample> read_netdev(const FileSource& fs, const std::string&
 }  // namespace
 
 void collect_netdev_sysfs(const CollectContext& ctx, Snapshot& out) {
-  for (const auto& name : port_netdevs(out)) {
+  const std::set<std::string> names = port_netdevs(out);
+  std::map<std::string, LinkAnswer, std::less<>> links;
+  if (ctx.link_stats != nullptr) links = statistics_by_rtnetlink(ctx, names);
+  for (const auto& name : names) {
     SourceStatus status;
-    auto sample = read_netdev(ctx.sysfs, name, status);
+    const auto link = links.find(name);
+    auto sample =
+        read_netdev(ctx.sysfs, name, link == links.end() ? nullptr : &link->second, status);
     out.sources.push_back(std::move(status));
     if (sample) out.netdevs.push_back(std::move(*sample));
   }

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace rdmatop {
@@ -140,8 +141,9 @@ Error kernel_error(const nlmsghdr* nlh) {
   return e;
 }
 
-Result<WalkEnd> walk_messages(std::span<const std::uint8_t> bytes, std::uint32_t seq,
-                              const std::function<Result<WalkStep>(const nlmsghdr*)>& on_message) {
+Result<WalkEnd> walk_each_message(
+    std::span<const std::uint8_t> bytes,
+    const std::function<Result<WalkStep>(const nlmsghdr*)>& on_message) {
   const AlignedBuffer buf = aligned_copy(bytes);
   const auto* base = reinterpret_cast<const std::uint8_t*>(buf.data());
   // Walked by hand: libmnl's mnl_nlmsg_ok compares `(int)nlmsg_len`, so a length >= 2^31 in
@@ -157,11 +159,24 @@ Result<WalkEnd> walk_messages(std::span<const std::uint8_t> bytes, std::uint32_t
     const std::size_t step = std::min<std::size_t>(NLMSG_ALIGN(nlh->nlmsg_len), remaining);
     offset += step;
     remaining -= step;
-    if (nlh->nlmsg_seq != seq || nlh->nlmsg_type == NLMSG_NOOP) continue;
+    if (nlh->nlmsg_type == NLMSG_NOOP) continue;
+    auto step_result = on_message(nlh);
+    if (!step_result) return step_result.error();
+    if (*step_result == WalkStep::stop) return WalkEnd::stopped;
+  }
+  return WalkEnd::exhausted;
+}
+
+Result<WalkEnd> walk_messages(std::span<const std::uint8_t> bytes, std::uint32_t seq,
+                              const std::function<Result<WalkStep>(const nlmsghdr*)>& on_message) {
+  std::optional<WalkEnd> end;
+  auto walked = walk_each_message(bytes, [&](const nlmsghdr* nlh) -> Result<WalkStep> {
+    if (nlh->nlmsg_seq != seq) return WalkStep::next;
     if (nlh->nlmsg_type == NLMSG_ERROR) {
       Error e = kernel_error(nlh);
-      if (e.code == 0) return WalkEnd::ack;
-      return e;
+      if (e.code != 0) return e;
+      end = WalkEnd::ack;
+      return WalkStep::stop;
     }
     if (nlh->nlmsg_type == NLMSG_DONE) {
       // A dump that failed part-way ends with NLMSG_DONE carrying the negative errno
@@ -171,13 +186,15 @@ Result<WalkEnd> walk_messages(std::span<const std::uint8_t> bytes, std::uint32_t
         std::memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
         if (error != 0) return errno_from_kernel(error);
       }
-      return WalkEnd::done;
+      end = WalkEnd::done;
+      return WalkStep::stop;
     }
     auto step_result = on_message(nlh);
-    if (!step_result) return step_result.error();
-    if (*step_result == WalkStep::stop) return WalkEnd::stopped;
-  }
-  return WalkEnd::exhausted;
+    if (step_result && *step_result == WalkStep::stop) end = WalkEnd::stopped;
+    return step_result;
+  });
+  if (!walked) return walked.error();
+  return end.value_or(WalkEnd::exhausted);
 }
 
 std::string attr_string(const nlattr* a) {

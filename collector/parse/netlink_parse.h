@@ -83,6 +83,14 @@ enum class WalkEnd : std::uint8_t {
   exhausted,  ///< the bytes ended with neither: more may follow in the next datagram
 };
 
+/// Calls `on_message` for every message of `bytes` in order, whatever its sequence number or type
+/// (NLMSG_NOOP skipped), until it says stop (WalkEnd::stopped) or the bytes end
+/// (WalkEnd::exhausted). Bytes that do not form whole messages are EPROTO. For answers to
+/// several requests at once; walk_messages is this for one request.
+Result<WalkEnd> walk_each_message(
+    std::span<const std::uint8_t> bytes,
+    const std::function<Result<WalkStep>(const nlmsghdr*)>& on_message);
+
 /// Calls `on_message` for every data message answering request `seq`, in order. Messages of
 /// other sequence numbers (late answers to earlier requests) and NLMSG_NOOP are skipped. Ends at
 /// NLMSG_DONE or an ACK; a kernel error (NLMSG_ERROR, or NLMSG_DONE carrying an errno) is

@@ -41,15 +41,21 @@ Result<bool> NetlinkSocket::send(std::span<const std::uint8_t> request) {
   return true;
 }
 
-Result<std::vector<std::uint8_t>> NetlinkSocket::receive() {
+Result<std::span<const std::uint8_t>> NetlinkSocket::receive_into_scratch() {
   if (unavailable_) return *unavailable_;
   // Dump datagrams are at most 32 KiB (netlink_dump's max_recvmsg_len cap); MNL_SOCKET_BUFFER_SIZE
-  // (8 KiB) would truncate them.
-  std::vector<std::uint8_t> buf(32768);
-  const ssize_t n = ::mnl_socket_recvfrom(nl_, buf.data(), buf.size());
+  // (8 KiB) would truncate them. Sized once: a buffer made per datagram was zero-filled each
+  // time, 32 KiB per answer of a one-message reply.
+  if (scratch_.empty()) scratch_.resize(32768);
+  const ssize_t n = ::mnl_socket_recvfrom(nl_, scratch_.data(), scratch_.size());
   if (n < 0) return errno_error(errno, "netlink receive");
-  buf.resize(static_cast<std::size_t>(n));
-  return buf;
+  return std::span<const std::uint8_t>(scratch_.data(), static_cast<std::size_t>(n));
+}
+
+Result<std::vector<std::uint8_t>> NetlinkSocket::receive() {
+  auto datagram = receive_into_scratch();
+  if (!datagram) return datagram.error();
+  return std::vector<std::uint8_t>(datagram->begin(), datagram->end());
 }
 
 Result<std::vector<std::uint8_t>> NetlinkSocket::exchange(
@@ -57,14 +63,14 @@ Result<std::vector<std::uint8_t>> NetlinkSocket::exchange(
     const std::function<bool(std::span<const std::uint8_t>)>& complete) {
   if (auto sent = send(request); !sent) return sent.error();
   std::vector<std::uint8_t> reply;
-  while (!complete(reply)) {
-    auto datagram = receive();
+  for (;;) {
+    auto datagram = receive_into_scratch();
     if (!datagram) return datagram.error();
     if (datagram->empty()) return Error{EPROTO, "netlink: empty datagram"};
     reply.insert(reply.end(), datagram->begin(), datagram->end());
     reply.resize(NLMSG_ALIGN(reply.size()), 0);
+    if (complete(*datagram)) return reply;
   }
-  return reply;
 }
 
 }  // namespace rdmatop

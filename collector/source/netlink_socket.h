@@ -29,14 +29,21 @@ class NetlinkSocket {
   /// One datagram (up to 32 KiB, the most the kernel puts in one dump datagram).
   Result<std::vector<std::uint8_t>> receive();
   /// Sends `request`, then receives datagrams (concatenated, each padded to NLMSG_ALIGNTO) until
-  /// `complete` says the reply is whole. The receive timeout bounds the loop.
+  /// `complete`, given each datagram as it arrives, says it ends the reply. A datagram holds
+  /// whole messages, so what ends a reply (NLMSG_DONE, an ACK or error, the last of several
+  /// requests' answers) is found in the newest datagram alone: a reply of many datagrams is
+  /// not walked again for each. The receive timeout bounds the loop.
   Result<std::vector<std::uint8_t>> exchange(
       std::span<const std::uint8_t> request,
       const std::function<bool(std::span<const std::uint8_t>)>& complete);
 
  private:
+  /// The newest datagram, in a buffer kept between receives.
+  Result<std::span<const std::uint8_t>> receive_into_scratch();
+
   mnl_socket* nl_ = nullptr;
   std::optional<Error> unavailable_;
+  std::vector<std::uint8_t> scratch_;
 };
 
 }  // namespace rdmatop

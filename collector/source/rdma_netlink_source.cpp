@@ -30,18 +30,11 @@ class SocketExchange final : public Exchange {
 
   Result<std::vector<std::uint8_t>> exchange(const std::vector<std::uint8_t>& request,
                                              std::uint32_t seq) override {
-    if (auto sent = nl_.send(request); !sent) return sent.error();
-    std::vector<std::uint8_t> reply;
     // A dump spans as many datagrams as it needs; each ends on a message boundary, so they
     // concatenate into one reply. The receive timeout bounds the loop if the end never comes.
-    while (!nldev_reply_complete(reply, seq)) {
-      auto datagram = nl_.receive();
-      if (!datagram) return datagram.error();
-      if (datagram->empty()) return Error{EPROTO, "netlink: empty datagram"};
-      reply.insert(reply.end(), datagram->begin(), datagram->end());
-      reply.resize(NLMSG_ALIGN(reply.size()), 0);
-    }
-    return reply;
+    return nl_.exchange(request, [seq](std::span<const std::uint8_t> datagram) {
+      return nldev_reply_complete(datagram, seq);
+    });
   }
 
  private:

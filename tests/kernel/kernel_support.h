@@ -25,8 +25,14 @@ CommandResult run(const std::vector<std::string>& argv);
 CommandResult must_run(const std::vector<std::string>& argv);
 
 /// Moves this process into a new, empty network namespace (it disappears with the process, so
-/// every exit path cleans up) and brings `lo` up. Must be called before any thread starts.
-/// Returns the reason when that is impossible here (not root, no unshare, tools missing).
+/// every exit path cleans up) and brings `lo` up; then, in a private mount namespace, mounts
+/// that namespace's sysfs on /sys (see private_sysfs_problem). Must be called before any thread
+/// starts. Returns the reason when the namespace is impossible here (not root, no unshare,
+/// tools missing).
 std::optional<std::string> enter_private_netns();
+
+/// Why /sys is not the private namespace's sysfs (nullopt when it is): tests that read sysfs
+/// then skip, saying so.
+const std::optional<std::string>& private_sysfs_problem();
 
 }  // namespace rdmatop::kernel_test

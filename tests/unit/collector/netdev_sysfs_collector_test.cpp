@@ -1,10 +1,14 @@
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "collector/collect.h"
 #include "tests/support/fake_file_source.h"
+#include "tests/support/port_netdevs.h"
 #include "tests/support/source_status_of.h"
 #include "tests/support/unsupported_ethtool_source.h"
 
@@ -12,6 +16,7 @@ namespace rdmatop {
 namespace {
 
 using testing::FakeFileSource;
+using testing::with_port_netdevs;
 
 void add_netdev(FakeFileSource& fs, const std::string& name,
                 const std::string& speed = "100000\n") {
@@ -24,22 +29,6 @@ void add_netdev(FakeFileSource& fs, const std::string& name,
       .file(n + "statistics/rx_bytes", "123456789\n")
       .file(n + "statistics/tx_bytes", "987654321\n")
       .file(n + "statistics/rx_dropped", "0\n");
-}
-
-// A snapshot whose RDMA ports name these netdevs (what collect_rdma_sysfs leaves behind).
-Snapshot with_port_netdevs(const std::vector<std::string>& netdevs) {
-  Snapshot snap;
-  DeviceSample dev;
-  dev.name = "mlx5_0";
-  std::uint32_t port = 1;
-  for (const auto& name : netdevs) {
-    PortSample p;
-    p.port = port++;
-    p.netdev = name;
-    dev.ports.push_back(p);
-  }
-  snap.devices.push_back(dev);
-  return snap;
 }
 
 void collect(const FileSource& fs, Snapshot& snap) {
@@ -178,6 +167,150 @@ TEST_CASE("netdev sysfs: names that are not netdev names never become paths", "[
   }
   CHECK(fs.count(FakeFileSource::Op::list, "") == 0);
   CHECK(fs.count(FakeFileSource::Op::read, "") == 0);
+}
+
+}  // namespace
+}  // namespace rdmatop
+
+namespace rdmatop {
+namespace {
+
+/// A network namespace as the collector asks it: ifindexes by name, and rows by ifindex.
+class FakeLinkStats final : public LinkStatsSource {
+ public:
+  std::map<std::string, std::uint32_t> ifindexes;
+  std::map<std::uint32_t, LinkStats> rows;
+  std::optional<Error> failure;  ///< the exchange failed: every request gets this
+  int exchanges = 0;
+  std::vector<std::uint32_t> asked;
+  std::vector<Result<LinkStats>> stats(std::span<const std::uint32_t> wanted) override {
+    ++exchanges;
+    asked.assign(wanted.begin(), wanted.end());
+    std::vector<Result<LinkStats>> out;
+    for (const std::uint32_t ifindex : wanted) {
+      if (failure) {
+        out.emplace_back(*failure);
+      } else if (const auto it = rows.find(ifindex); it != rows.end()) {
+        out.emplace_back(it->second);
+      } else {
+        out.emplace_back(errno_error(ENODEV, "RTM_GETSTATS ifindex " + std::to_string(ifindex)));
+      }
+    }
+    return out;
+  }
+  Result<std::uint32_t> ifindex(const std::string& name) override {
+    const auto it = ifindexes.find(name);
+    if (it == ifindexes.end()) return errno_error(ENODEV, "SIOCGIFINDEX " + name);
+    return it->second;
+  }
+};
+
+/// A row of the 24 sysfs fields: field i is `base` + i.
+LinkStats row_of(std::uint32_t ifindex, std::uint64_t base) {
+  LinkStats row;
+  row.ifindex = ifindex;
+  row.count = kLinkStatsFields.size();
+  for (std::size_t i = 0; i < row.count; ++i) row.values[i] = base + i;
+  return row;
+}
+
+/// eth0 in sysfs with ifindex `ifindex`, which this namespace gives it too, with `row` as its
+/// statistics.
+void serve_eth0(FakeFileSource& fs, FakeLinkStats& links, std::uint32_t ifindex,
+                const LinkStats& row) {
+  add_netdev(fs, "eth0");
+  fs.file("class/net/eth0/ifindex", std::to_string(ifindex) + "\n");
+  links.ifindexes = {{"eth0", ifindex}};
+  links.rows = {{ifindex, row}};
+}
+
+void collect(const FileSource& fs, LinkStatsSource& links, Snapshot& snap) {
+  testing::UnsupportedEthtoolSource ethtool;
+  CollectContext ctx{fs, ethtool, {}};
+  ctx.link_stats = &links;
+  collect_netdev_sysfs(ctx, snap);
+}
+
+TEST_CASE("netdev: statistics from rtnetlink where the namespace agrees with sysfs",
+          "[netdev_sysfs][link_stats]") {
+  FakeFileSource fs;
+  add_netdev(fs, "eth0");
+  add_netdev(fs, "eth1");
+  fs.file("class/net/eth0/ifindex", "7\n").file("class/net/eth1/ifindex", "8\n");
+  FakeLinkStats links;
+  links.ifindexes = {{"eth0", 7}, {"eth1", 8}};
+  links.rows = {{7, row_of(7, 100)}, {8, row_of(8, 200)}, {9, row_of(9, 300)}};
+  Snapshot snap = with_port_netdevs({"eth0", "eth1"});
+  collect(fs, links, snap);
+
+  CHECK(links.exchanges == 1);  // one exchange for all netdevs of the tick
+  CHECK(links.asked == std::vector<std::uint32_t>{7, 8});  // only theirs
+  CHECK(fs.count(FakeFileSource::Op::read, "class/net/eth0/statistics") == 0);
+  CHECK(fs.count(FakeFileSource::Op::list, "class/net/eth0/statistics") == 0);
+  REQUIRE(snap.netdevs.size() == 2);
+  const CounterMap& eth0 = snap.netdevs[0].statistics;
+  REQUIRE(eth0.size() == kLinkStatsFields.size());
+  for (std::size_t i = 0; i < kLinkStatsFields.size(); ++i) {
+    INFO(kLinkStatsFields[i]);
+    CHECK(eth0.at(kLinkStatsFields[i]) == 100 + i);
+  }
+  CHECK(snap.netdevs[1].statistics.at("rx_bytes") == 202);
+  // The maps of two netdevs share their names, as maps read from sysfs listings do.
+  CHECK(snap.netdevs[0].statistics.names() == snap.netdevs[1].statistics.names());
+  CHECK(snap.netdevs[0].mtu == 4200u);  // the rest still from sysfs
+  CHECK(test::status_of(snap, "eth0").state == SourceState::ok);
+  CHECK(test::status_of(snap, "eth0").message.empty());
+}
+
+TEST_CASE("netdev: a row of a shorter struct gives the fields it has",
+          "[netdev_sysfs][link_stats]") {
+  FakeFileSource fs;
+  FakeLinkStats links;
+  LinkStats row = row_of(3, 10);
+  row.count = 23;  // before Linux 4.6: no rx_nohandler
+  serve_eth0(fs, links, 3, row);
+  Snapshot snap = with_port_netdevs({"eth0"});
+  collect(fs, links, snap);
+  REQUIRE(snap.netdevs.size() == 1);
+  const CounterMap& stats = snap.netdevs[0].statistics;
+  CHECK(stats.size() == 23);
+  CHECK_FALSE(stats.contains("rx_nohandler"));
+  CHECK(stats.at("tx_compressed") == 32);
+}
+
+TEST_CASE("netdev: statistics from sysfs when rtnetlink cannot serve the netdev, saying why",
+          "[netdev_sysfs][link_stats]") {
+  FakeFileSource fs;
+  FakeLinkStats links;
+  serve_eth0(fs, links, 7, row_of(7, 100));
+  std::string why;
+  SECTION("the exchange failed") {
+    links.failure = errno_error(EOPNOTSUPP, "RTM_GETSTATS");
+    why = "RTM_GETSTATS";
+  }
+  SECTION("sysfs is another namespace's: the same name has another ifindex here") {
+    links.ifindexes = {{"eth0", 2}};
+    why = "ifindex 7 in sysfs, 2 in this network namespace";
+  }
+  SECTION("no such netdev in this namespace") {
+    links.ifindexes.clear();
+    why = "SIOCGIFINDEX eth0";
+  }
+  SECTION("the kernel has no such ifindex (the netdev vanished since)") {
+    links.rows = {{6, row_of(6, 100)}};
+    why = "RTM_GETSTATS ifindex 7";
+  }
+  SECTION("no ifindex file") {
+    fs.fail("class/net/eth0/ifindex", ENOENT);
+    why = "no ifindex in sysfs";
+  }
+  Snapshot snap = with_port_netdevs({"eth0"});
+  collect(fs, links, snap);
+  REQUIRE(snap.netdevs.size() == 1);
+  CHECK(snap.netdevs[0].statistics ==
+        CounterMap{{"rx_bytes", 123456789}, {"rx_dropped", 0}, {"tx_bytes", 987654321}});
+  const SourceStatus& s = test::status_of(snap, "eth0");
+  CHECK_THAT(s.message, Catch::Contains("statistics from sysfs: " + why));
 }
 
 }  // namespace
