@@ -85,6 +85,9 @@ std::map<std::string, LinkAnswer, std::less<>> statistics_by_rtnetlink(
   for (const auto& name : names) {
     if (!is_valid_netdev_name(name)) continue;
     LinkAnswer& answer = answers[name];
+    // Kept as a static value: a netdev deleted and made again under its name (a new ifindex)
+    // fails the held files of its directory with ENODEV, and the caching source then forgets
+    // what it kept there (cached_file_source.h).
     auto text = ctx.sysfs.read_static("class/net/" + name + "/ifindex");
     auto in_sysfs = text ? parse_counter_value(*text) : Result<std::uint64_t>(text.error());
     if (!in_sysfs) {

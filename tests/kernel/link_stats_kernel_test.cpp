@@ -11,6 +11,7 @@
 
 #include "collector/collect.h"
 #include "collector/parse/sysfs_parse.h"
+#include "collector/source/cached_file_source.h"
 #include "collector/source/link_stats_source.h"
 #include "tests/kernel/kernel_support.h"
 #include "tests/kernel/veth_pair.h"
@@ -139,6 +140,41 @@ TEST_CASE("collect_netdev_sysfs takes a live netdev's statistics from the dump",
     INFO(name);
     CHECK(value <= read.at(name));
   }
+}
+
+TEST_CASE("a netdev made again under its name is read by its new ifindex", "[kernel][link_stats]") {
+  if (!have_private_sysfs()) return;
+  const auto sysfs = make_cached_file_source("/sys");  // as the exporter reads the live host
+  auto links = make_live_link_stats_source();
+  testing::UnsupportedEthtoolSource ethtool;
+  CollectContext ctx{*sysfs, ethtool, {}};
+  ctx.link_stats = links.get();
+  auto collect = [&] {
+    Snapshot snap = testing::with_port_netdevs({kA});
+    sysfs->begin_pass();
+    collect_netdev_sysfs(ctx, snap);
+    return snap;
+  };
+  std::uint32_t before = 0;
+  {
+    VethPair veth;
+    const Snapshot first = collect();
+    REQUIRE(first.netdevs.size() == 1);
+    CHECK(first.netdevs[0].statistics.size() == kLinkStatsFields.size());
+    before = links->ifindex(kA).value();
+  }
+  VethPair again;
+  const std::uint32_t after = links->ifindex(kA).value();
+  REQUIRE(after != before);
+  // The first pass after finds the held files of the old netdev gone; the next reads the new one.
+  (void)collect();
+  const Snapshot snap = collect();
+  REQUIRE(snap.netdevs.size() == 1);
+  const SourceStatus& status = snap.sources.at(0);
+  INFO("status: " << status.message);
+  CHECK(status.state == SourceState::ok);
+  CHECK(status.message.find("statistics from sysfs") == std::string::npos);
+  CHECK(snap.netdevs[0].statistics.size() == kLinkStatsFields.size());
 }
 
 }  // namespace
