@@ -13,8 +13,9 @@
 // NETSTAT_ENTRY]: IFLA_STATS_LINK_64 carries struct rtnl_link_stats64 filled by
 // dev_get_stats(), the same call each file of class/net/<if>/statistics/ makes per read; its
 // fields are in the order below, whose names are those files' names. The struct grew at its
-// end (rx_nohandler in 4.6, rx_otherhost_dropped in 5.19): a reply with fewer fields gives
-// fewer values, fields past the sysfs set are not read (sysfs has no rx_otherhost_dropped).
+// end (rx_nohandler in 4.6, rx_otherhost_dropped in 5.19); RTM_GETSTATS came in 4.7, so every
+// answer has the 24 fields of sysfs. A shorter payload would give fewer values; fields past the
+// sysfs set are not read (sysfs has no rx_otherhost_dropped).
 #pragma once
 
 #include <array>

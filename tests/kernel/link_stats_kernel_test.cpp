@@ -70,7 +70,7 @@ TEST_CASE("each RTM_GETSTATS value lies between sysfs reads of the same counter 
     REQUIRE(rows.size() == 1);
     REQUIRE(rows[0].ok());
     const LinkStats* row = &*rows[0];
-    CHECK(row->count == kLinkStatsFields.size());  // every kernel since 4.6
+    CHECK(row->count == kLinkStatsFields.size());  // every kernel with RTM_GETSTATS (4.7+)
     for (std::size_t i = 0; i < row->count; ++i) {
       INFO(kLinkStatsFields[i]);
       CHECK(before[i] <= row->values[i]);

@@ -110,7 +110,7 @@ TEST_CASE("link stats: an answer captured from Linux 6.18 (a veth pair, lo, a mi
 TEST_CASE("link stats: a shorter struct gives fewer values", "[link_stats]") {
   Reply reply;
   put_stats(reply, kSeq, 9, 24);
-  put_stats(reply, kSeq + 1, 4, 23);  // a kernel before 4.6: no rx_nohandler
+  put_stats(reply, kSeq + 1, 4, 23);  // shorter than any kernel sends: no rx_nohandler
   const std::vector<std::uint32_t> asked{9, 4};
   const auto rows = parse_link_stats_replies(reply.bytes(), asked, kSeq);
   REQUIRE(rows.size() == 2);
