@@ -19,9 +19,9 @@ namespace rdmatop {
 namespace {
 
 using testing::Reply;
-constexpr std::uint32_t kSeq = 7;
+constexpr std::uint32_t kStatsSeq = 7;
 
-std::size_t field(std::string_view name) {
+std::size_t stats_field(std::string_view name) {
   for (std::size_t i = 0; i < kLinkStatsFields.size(); ++i) {
     if (kLinkStatsFields[i] == name) return i;
   }
@@ -51,7 +51,7 @@ void put_stats(Reply& reply, std::uint32_t seq, std::uint32_t ifindex, std::size
 TEST_CASE("link stats: one RTM_GETSTATS per ifindex, IFLA_STATS_LINK_64 only, numbered in turn",
           "[link_stats]") {
   const std::vector<std::uint32_t> ifindexes{5, 2};
-  const auto bytes = build_link_stats_requests(ifindexes, kSeq);
+  const auto bytes = build_link_stats_requests(ifindexes, kStatsSeq);
   constexpr std::size_t kOne = NLMSG_HDRLEN + sizeof(if_stats_msg);
   REQUIRE(bytes.size() == 2 * kOne);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -60,13 +60,13 @@ TEST_CASE("link stats: one RTM_GETSTATS per ifindex, IFLA_STATS_LINK_64 only, nu
     CHECK(nlh.nlmsg_len == kOne);
     CHECK(nlh.nlmsg_type == RTM_GETSTATS);
     CHECK(nlh.nlmsg_flags == NLM_F_REQUEST);  // one answer each, no ACK
-    CHECK(nlh.nlmsg_seq == kSeq + i);
+    CHECK(nlh.nlmsg_seq == kStatsSeq + i);
     if_stats_msg ifsm{};
     std::memcpy(&ifsm, bytes.data() + i * kOne + NLMSG_HDRLEN, sizeof ifsm);
     CHECK(ifsm.ifindex == ifindexes[i]);
     CHECK(ifsm.filter_mask == IFLA_STATS_FILTER_BIT(IFLA_STATS_LINK_64));
   }
-  CHECK(build_link_stats_requests({}, kSeq).empty());
+  CHECK(build_link_stats_requests({}, kStatsSeq).empty());
 }
 
 TEST_CASE("link stats: an answer captured from Linux 6.18 (a veth pair, lo, a missing ifindex)",
@@ -92,32 +92,32 @@ TEST_CASE("link stats: an answer captured from Linux 6.18 (a veth pair, lo, a mi
   CHECK(lo.ifindex == 1);
   CHECK(rtb0.ifindex == 2);
   for (const LinkStats* row : {&rta0, &lo, &rtb0}) CHECK(row->count == kLinkStatsFields.size());
-  CHECK(lo.values[field("rx_packets")] == 6);
-  CHECK(lo.values[field("tx_packets")] == 6);
-  CHECK(lo.values[field("rx_bytes")] == 852);
-  CHECK(lo.values[field("tx_bytes")] == 852);
-  CHECK(lo.values[field("rx_dropped")] == 0);
-  CHECK(rta0.values[field("rx_packets")] == 5);
-  CHECK(rta0.values[field("rx_bytes")] == 426);
-  CHECK(rta0.values[field("tx_packets")] == 3);
-  CHECK(rta0.values[field("tx_bytes")] == 266);
-  CHECK(rtb0.values[field("rx_packets")] == 3);
-  CHECK(rtb0.values[field("tx_bytes")] == 426);
+  CHECK(lo.values[stats_field("rx_packets")] == 6);
+  CHECK(lo.values[stats_field("tx_packets")] == 6);
+  CHECK(lo.values[stats_field("rx_bytes")] == 852);
+  CHECK(lo.values[stats_field("tx_bytes")] == 852);
+  CHECK(lo.values[stats_field("rx_dropped")] == 0);
+  CHECK(rta0.values[stats_field("rx_packets")] == 5);
+  CHECK(rta0.values[stats_field("rx_bytes")] == 426);
+  CHECK(rta0.values[stats_field("tx_packets")] == 3);
+  CHECK(rta0.values[stats_field("tx_bytes")] == 266);
+  CHECK(rtb0.values[stats_field("rx_packets")] == 3);
+  CHECK(rtb0.values[stats_field("tx_bytes")] == 426);
   REQUIRE_FALSE(rows[2].ok());
   CHECK(rows[2].error().code == ENODEV);
 }
 
 TEST_CASE("link stats: a shorter struct gives fewer values", "[link_stats]") {
   Reply reply;
-  put_stats(reply, kSeq, 9, 24);
-  put_stats(reply, kSeq + 1, 4, 23);  // shorter than any kernel sends: no rx_nohandler
+  put_stats(reply, kStatsSeq, 9, 24);
+  put_stats(reply, kStatsSeq + 1, 4, 23);  // shorter than any kernel sends: no rx_nohandler
   const std::vector<std::uint32_t> asked{9, 4};
-  const auto rows = parse_link_stats_replies(reply.bytes(), asked, kSeq);
+  const auto rows = parse_link_stats_replies(reply.bytes(), asked, kStatsSeq);
   REQUIRE(rows.size() == 2);
   REQUIRE(rows[0].ok());
   REQUIRE(rows[1].ok());
   CHECK(rows[0]->count == 24);
-  CHECK(rows[0]->values[field("rx_nohandler")] == 9023);
+  CHECK(rows[0]->values[stats_field("rx_nohandler")] == 9023);
   CHECK(rows[1]->count == 23);
   CHECK(rows[1]->values[22] == 4022);
   CHECK(rows[1]->values[23] == 0);
@@ -125,11 +125,11 @@ TEST_CASE("link stats: a shorter struct gives fewer values", "[link_stats]") {
 
 TEST_CASE("link stats: answers of other requests are not taken", "[link_stats]") {
   Reply reply;
-  put_stats(reply, kSeq - 1, 3, 24);  // a late answer to an earlier tick's request
-  put_stats(reply, kSeq, 3, 24);
-  put_stats(reply, kSeq, 3, 23);  // a second answer to the same request: ignored
+  put_stats(reply, kStatsSeq - 1, 3, 24);  // a late answer to an earlier tick's request
+  put_stats(reply, kStatsSeq, 3, 24);
+  put_stats(reply, kStatsSeq, 3, 23);  // a second answer to the same request: ignored
   const std::vector<std::uint32_t> asked{3};
-  const auto rows = parse_link_stats_replies(reply.bytes(), asked, kSeq);
+  const auto rows = parse_link_stats_replies(reply.bytes(), asked, kStatsSeq);
   REQUIRE(rows.size() == 1);
   REQUIRE(rows[0].ok());
   CHECK(rows[0]->count == 24);
@@ -140,31 +140,31 @@ TEST_CASE("link stats: what does not answer a request well is EPROTO, alone", "[
   Reply reply;
   std::string why;
   SECTION("a payload that is not whole u64 fields") {
-    put_stats(reply, kSeq, 2, 24, 20);
+    put_stats(reply, kStatsSeq, 2, 24, 20);
     why = "not whole u64 fields";
   }
   SECTION("no IFLA_STATS_LINK_64") {
-    put_stats(reply, kSeq, 2, 24, -2);
+    put_stats(reply, kStatsSeq, 2, 24, -2);
     why = "no IFLA_STATS_LINK_64";
   }
   SECTION("the row of another netdev") {
-    put_stats(reply, kSeq, 3, 24);
+    put_stats(reply, kStatsSeq, 3, 24);
     why = "answer for ifindex 3, asked 2";
   }
   SECTION("a message of another type") {
-    reply.raw(RTM_NEWLINK, kSeq, [](nlmsghdr* nlh) { mnl_nlmsg_put_extra_header(nlh, 16); });
+    reply.raw(RTM_NEWLINK, kStatsSeq, [](nlmsghdr* nlh) { mnl_nlmsg_put_extra_header(nlh, 16); });
     why = "unexpected netlink message type";
   }
   SECTION("a header shorter than if_stats_msg") {
-    reply.raw(RTM_NEWSTATS, kSeq, [](nlmsghdr* nlh) { mnl_nlmsg_put_extra_header(nlh, 4); });
+    reply.raw(RTM_NEWSTATS, kStatsSeq, [](nlmsghdr* nlh) { mnl_nlmsg_put_extra_header(nlh, 4); });
     why = "truncated if_stats_msg header";
   }
   SECTION("an acknowledgement") {
-    reply.ack(kSeq);
+    reply.ack(kStatsSeq);
     why = "an acknowledgement without statistics";
   }
-  put_stats(reply, kSeq + 1, 5, 24);
-  const auto rows = parse_link_stats_replies(reply.bytes(), asked, kSeq);
+  put_stats(reply, kStatsSeq + 1, 5, 24);
+  const auto rows = parse_link_stats_replies(reply.bytes(), asked, kStatsSeq);
   REQUIRE(rows.size() == 2);
   REQUIRE_FALSE(rows[0].ok());
   CHECK(rows[0].error().code == EPROTO);
