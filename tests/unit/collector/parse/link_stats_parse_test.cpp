@@ -176,8 +176,9 @@ TEST_CASE("link stats: what does not answer a request well is EPROTO, alone", "[
 TEST_CASE("link stats: cut answers and kernel errors", "[link_stats]") {
   const std::vector<std::uint32_t> asked{3, 1, 9, 2};
   SECTION("the captured answer cut in the middle of its last message") {
-    auto reply = test::netlink_fixture("rtm_getstats_link64_captured.bin");
-    reply.resize(reply.size() - 40);
+    const auto whole = test::netlink_fixture("rtm_getstats_link64_captured.bin");
+    REQUIRE(whole.size() > 40);
+    const std::vector<std::uint8_t> reply(whole.begin(), whole.end() - 40);
     CHECK(link_stats_replies_complete(reply, 1, asked.size()));  // malformed: nothing to wait for
     const auto rows = parse_link_stats_replies(reply, asked, 1);
     REQUIRE(rows.size() == 4);
