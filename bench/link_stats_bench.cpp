@@ -14,7 +14,6 @@
 // Each tick is checked to give every netdev 24 counters, so a failing way cannot look fast.
 #include <sched.h>
 #include <sys/mount.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -24,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/synthetic_host.h"
 #include "collector/collect.h"
 #include "collector/source/cached_file_source.h"
 #include "collector/source/link_stats_source.h"
@@ -33,12 +33,6 @@
 using namespace rdmatop;
 
 namespace {
-
-double thread_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
 
 void must(bool ok, const std::string& what) {
   if (ok) return;
@@ -87,9 +81,9 @@ double measure(const std::vector<std::string>& netdevs, LinkStatsSource* links, 
     }
   };
   for (int i = 0; i < 3; ++i) tick();  // files held, read-ahead planned
-  const double start = thread_ns();
+  const double start = bench::thread_cpu_ms() * 1e6;
   for (int i = 0; i < iterations; ++i) tick();
-  return (thread_ns() - start) / iterations;
+  return (bench::thread_cpu_ms() * 1e6 - start) / iterations;
 }
 
 }  // namespace

@@ -16,7 +16,6 @@
 // drifts, so run it in several orders. Prints the CPU time of this thread per file read.
 #include <fcntl.h>
 #include <sys/inotify.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,15 +26,10 @@
 #include <string>
 #include <vector>
 
+#include "bench/synthetic_host.h"
 #include "collector/source/batched_pread.h"
 
 namespace {
-
-double thread_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
 
 constexpr std::uint32_t kEntries =
     IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF;
@@ -91,9 +85,9 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < fds.size(); ++i) {
       reads.push_back({fds[i], buffers.data() + i * kSlot, kSlot});
     }
-    const double start = thread_ns();
+    const double start = rdmatop::bench::thread_cpu_ms() * 1e6;
     batch.read(reads, results);
-    const double spent = thread_ns() - start;
+    const double spent = rdmatop::bench::thread_cpu_ms() * 1e6 - start;
     for (const long n : results) {
       if (n < 0) {
         std::fprintf(stderr, "a read failed: %ld\n", n);

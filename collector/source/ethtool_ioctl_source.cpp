@@ -23,6 +23,7 @@
 #include "collector/source/ethtool_genl.h"
 #include "collector/source/ethtool_source.h"
 #include "collector/source/ethtool_stats_reader.h"
+#include "collector/source/netdev_ioctl_socket.h"
 
 namespace rdmatop {
 namespace {
@@ -30,20 +31,6 @@ namespace {
 /// Upper bound on the string count we allocate for; the kernel's own bound is S32_MAX / 32
 /// (ioctl.c), real NICs stay in the tens of thousands.
 constexpr std::uint32_t kMaxStats = 1U << 20;
-
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 /// `size` writable bytes that end exactly where a PROT_NONE page begins. Kernels without commit
 /// 7b07be1ff1cb write GSTRINGS/GSTATS replies for the count they have *now* (ioctl.c ignores
@@ -84,19 +71,6 @@ class GuardedBuffer {
   std::uint8_t* data_;
 };
 
-/// A socket to carry SIOCETHTOOL; any family works, the ioctl only needs the netns.
-/// ethtool uses AF_INET and falls back to NETLINK_GENERIC (ethtool.c `ioctl_init`); AF_UNIX
-/// also serves when IPv4 is compiled out.
-int open_ioctl_socket(int& error) {
-  for (auto [family, proto] :
-       {std::pair{AF_INET, 0}, std::pair{AF_NETLINK, NETLINK_GENERIC}, std::pair{AF_UNIX, 0}}) {
-    const int fd = ::socket(family, SOCK_DGRAM | SOCK_CLOEXEC, proto);
-    if (fd >= 0) return fd;
-    error = errno;
-  }
-  return -1;
-}
-
 std::string fixed_string(const char* data, std::size_t max) {
   return std::string(data, ::strnlen(data, max));
 }
@@ -104,8 +78,6 @@ std::string fixed_string(const char* data, std::size_t max) {
 /// The SIOCETHTOOL calls, one socket per object.
 class IoctlCalls final : public EthtoolStatsCalls {
  public:
-  IoctlCalls() : fd_(open_ioctl_socket(socket_error_)) {}
-
   Result<std::uint32_t> count(const std::string& ifname) override {
     // struct ethtool_sset_info with one trailing u32: one bit is set in the mask we send.
     std::array<std::uint64_t, (sizeof(ethtool_sset_info) + sizeof(std::uint32_t)) / 8 + 1> buf{};
@@ -199,17 +171,12 @@ class IoctlCalls final : public EthtoolStatsCalls {
  private:
   /// One SIOCETHTOOL; returns 0 or the errno.
   int call(const std::string& ifname, void* data) const {
-    if (fd_.get() < 0) return socket_error_;
-    // A name that does not fit ifr_name cannot name a netdev.
-    if (ifname.empty() || ifname.size() >= IFNAMSIZ) return ENODEV;
     ifreq ifr{};
-    std::memcpy(ifr.ifr_name, ifname.data(), ifname.size());
     ifr.ifr_data = static_cast<char*>(data);
-    return ::ioctl(fd_.get(), SIOCETHTOOL, &ifr) == 0 ? 0 : errno;
+    return socket_.call(ifname, SIOCETHTOOL, ifr);
   }
 
-  int socket_error_ = 0;
-  UniqueFd fd_;
+  NetdevIoctlSocket socket_;
 };
 
 class IoctlEthtoolSource final : public EthtoolSource {

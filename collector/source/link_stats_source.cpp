@@ -1,14 +1,10 @@
 #include "collector/source/link_stats_source.h"
 
 #include <linux/netlink.h>
+#include <linux/sockios.h>
 #include <net/if.h>
-#include <sys/ioctl.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
-
+#include "collector/source/netdev_ioctl_socket.h"
 #include "collector/source/netlink_socket.h"
 
 namespace rdmatop {
@@ -16,16 +12,7 @@ namespace {
 
 class LiveLinkStatsSource final : public LinkStatsSource {
  public:
-  // Any socket family carries SIOCGIFINDEX; AF_UNIX exists whatever the kernel's protocols.
-  LiveLinkStatsSource()
-      : nl_(NETLINK_ROUTE), ioctl_fd_(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0)) {
-    if (ioctl_fd_ < 0) socket_error_ = errno;
-  }
-  LiveLinkStatsSource(const LiveLinkStatsSource&) = delete;
-  LiveLinkStatsSource& operator=(const LiveLinkStatsSource&) = delete;
-  ~LiveLinkStatsSource() override {
-    if (ioctl_fd_ >= 0) ::close(ioctl_fd_);
-  }
+  LiveLinkStatsSource() : nl_(NETLINK_ROUTE) {}
 
   std::vector<Result<LinkStats>> stats(std::span<const std::uint32_t> ifindexes) override {
     const auto fail = [&](const Error& e) {
@@ -49,22 +36,18 @@ class LiveLinkStatsSource final : public LinkStatsSource {
   }
 
   Result<std::uint32_t> ifindex(const std::string& ifname) override {
-    if (ioctl_fd_ < 0) return errno_error(socket_error_, "ioctl socket");
-    if (ifname.size() >= IFNAMSIZ) return Error{EINVAL, "not a netdev name: " + ifname};
-    // SIOCGIFINDEX on any socket reaches dev_ioctl (net/socket.c sock_do_ioctl): a lookup of the
-    // name in the socket's namespace, without the socket and close if_nametoindex(3) makes.
+    // SIOCGIFINDEX reaches dev_ioctl (net/socket.c sock_do_ioctl): a lookup of the name in the
+    // socket's namespace, without the socket and close if_nametoindex(3) makes.
     ifreq request{};
-    std::memcpy(request.ifr_name, ifname.data(), ifname.size());
-    if (::ioctl(ioctl_fd_, SIOCGIFINDEX, &request) != 0) {
-      return errno_error(errno, "SIOCGIFINDEX " + ifname);
+    if (const int err = ioctl_.call(ifname, SIOCGIFINDEX, request); err != 0) {
+      return errno_error(err, "SIOCGIFINDEX " + ifname);
     }
     return static_cast<std::uint32_t>(request.ifr_ifindex);
   }
 
  private:
   NetlinkSocket nl_;
-  int ioctl_fd_;
-  int socket_error_ = 0;
+  NetdevIoctlSocket ioctl_;
   std::uint32_t seq_ = 0;
 };
 
