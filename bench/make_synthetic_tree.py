@@ -6,7 +6,12 @@ Each port is one ConnectX-6 Dx PCI function built by the fixture generator's own
 the mlx5 fixture's first port: the same files, formats and values a real 100G RoCE port shows,
 so rdmatop and node_exporter read exactly what they would read on such a host.
 
-    bench/make_synthetic_tree.py OUT_DIR [PORTS]    # OUT_DIR/sys, OUT_DIR/ethtool; PORTS=64
+Each port lists a GID table of GID_SLOTS slots (default 256), four of them populated: a
+ConnectX port lists its whole table in sysfs, gid_tbl_len = the firmware's
+roce_address_table_size (drivers/infiniband/hw/mlx5/main.c, mlx5_query_port_roce), which
+`ibv_devinfo -v` of a ConnectX-6 shows as 256 (bench/README.md, "GID tables").
+
+    bench/make_synthetic_tree.py OUT_DIR [PORTS] [GID_SLOTS]   # OUT_DIR/sys, OUT_DIR/ethtool
 """
 
 import shutil
@@ -23,6 +28,7 @@ def main() -> int:
         return 2
     out = Path(sys.argv[1])
     ports = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+    gid_slots = int(sys.argv[3]) if len(sys.argv) > 3 else 256
     if out.exists():
         shutil.rmtree(out)
     (out / "ethtool").mkdir(parents=True)
@@ -38,7 +44,7 @@ def main() -> int:
                          ifname=ifname, mac=mac, image_guid=f"b859:9f03:00a1:{i:04x}",
                          ifindex=4 + i, node_desc=f"bench mlx5_{i}", model=fx.mlx5_busy_model(),
                          up=True, gids=fx.mlx5_gids(mac, ifname, ipv4),
-                         hw_counters=fx.MLX5_BUSY_HW)
+                         hw_counters=fx.MLX5_BUSY_HW, gid_files=gid_slots)
     return 0
 
 

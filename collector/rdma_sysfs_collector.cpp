@@ -2,8 +2,10 @@
 // sysfs.c (docs/domain.md#sysfs-formats). One SourceStatus per device ("mlx5_0") and per port
 // ("mlx5_0/1"), source "sysfs"; the error policy lives in SysfsObjectReader.
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -133,7 +135,15 @@ void read_state_files(SysfsObjectReader& port, PortSample& out) {
 // The GID table: gids/<i>, gid_attrs/types/<i>, gid_attrs/ndevs/<i>. Tables have up to
 // gid_tbl_len entries (1024 on rxe), nearly all of them empty, so the directory is listed once
 // and only populated slots cost more than one read.
-void read_gid_table(SysfsObjectReader& port, PortSample& out) {
+/// A port's GID table as read and parsed, with what went wrong on the way: kept by a caching
+/// source between passes (FileSource::derive_static).
+struct GidTable final : DerivedValue {
+  std::vector<GidEntry> entries;
+  bool whole = false;  ///< PortSample::gid_table_read
+  ProblemLog problems;
+};
+
+void parse_gid_table(SysfsObjectReader& port, GidTable& out) {
   const auto names = port.list("gids", Presence::required);
   if (!names) return;
   // Whole means every slot 0..n-1 listed and every populated entry's gid and type read: only
@@ -205,10 +215,35 @@ void read_gid_table(SysfsObjectReader& port, PortSample& out) {
       port.record(ndev_file, ndev.error(), Presence::optional);
     }
     if (port.vanished()) return;
-    out.gids.push_back(std::move(entry));
+    out.entries.push_back(std::move(entry));
   }
-  out.gid_table_read = whole;
-  out.gid_table_age = port.static_age();
+  out.whole = whole;
+}
+
+/// The port's GID table: gids/N, gid_attrs/types/N and gid_attrs/ndevs/N for every slot (256
+/// files each on a ConnectX), read and parsed again only when a caching source would no longer
+/// serve one of them from memory. Its problems go to `log` at every pass, as when it is read.
+/// `owner`: the port reader's (the device directory).
+void read_gid_table(const FileSource& fs, const SysfsObjectReader& port, const std::string& owner,
+                    ProblemLog& log, PortSample& out) {
+  const std::array<std::string, 3> inputs = {join_path(port.base(), "gids"),
+                                             join_path(port.base(), "gid_attrs/types"),
+                                             join_path(port.base(), "gid_attrs/ndevs")};
+  const Derived derived = fs.derive_static(inputs.front(), inputs, [&] {
+    auto table = std::make_shared<GidTable>();
+    SysfsObjectReader reader(fs, port.base(), owner, table->problems);
+    parse_gid_table(reader, *table);
+    // A vanished port is found again by the port's next read; nothing of it is kept.
+    if (reader.vanished()) return Derived{};
+    return Derived{table, reader.static_age()};
+  });
+  if (derived.value == nullptr) return;
+  const auto& table = static_cast<const GidTable&>(*derived.value);
+  out.gids = table.entries;
+  out.gid_table_read = table.whole;
+  // With the port's own static values read before it (link_layer), as report-format.md says.
+  out.gid_table_age = std::max(port.static_age(), derived.age);
+  log.append(table.problems);
 }
 
 /// `served`: the port's hw counters as RDMA netlink gave them, if it did.
@@ -350,7 +385,7 @@ class DeviceCollector {
       PortSample sample;
       sample.port = number;
       read_state_files(port, sample);
-      read_gid_table(port, sample);
+      read_gid_table(fs_, port, base_, log, sample);
       const auto served = netlink_.ports.find({name_, number});
       read_port_counters(port, log, served == netlink_.ports.end() ? nullptr : &served->second,
                          mode_, sample);

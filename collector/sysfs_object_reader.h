@@ -29,6 +29,11 @@ class ProblemLog {
   void note(std::string message) { notes_.push_back(std::move(message)); }
   /// Makes the state `error`.
   void error(std::string message) { errors_.push_back(std::move(message)); }
+  /// `other`'s errors and notes after this log's own.
+  void append(const ProblemLog& other) {
+    errors_.insert(errors_.end(), other.errors_.begin(), other.errors_.end());
+    notes_.insert(notes_.end(), other.notes_.begin(), other.notes_.end());
+  }
   bool has_errors() const { return !errors_.empty(); }
   SourceState state() const { return has_errors() ? SourceState::error : SourceState::ok; }
   /// Errors first, then notes, joined by "; ". Long lists are cut ("(+N more)"): one broken

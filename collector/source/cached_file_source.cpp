@@ -13,6 +13,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -315,6 +316,37 @@ class CachedDirectorySource final : public CachedFileSource {
     return target;
   }
 
+  Derived derive_static(std::string_view key, std::span<const std::string> inputs,
+                        const std::function<Derived()>& make) const override {
+    std::uint64_t forgets = 0;
+    {
+      const std::lock_guard lock(mutex_);
+      const auto now = options_.clock();
+      if (const auto it = derived_.find(key); it != derived_.end() && fresh(it->second, now)) {
+        ++stats_.derived_hits;
+        return Derived{it->second.value.made.value, now - it->second.read_at};
+      }
+      forgets = forgets_;
+    }
+    // Made outside the lock: `make` reads through this source.
+    Derived made = make();
+    if (made.value == nullptr) return made;
+    const std::lock_guard lock(mutex_);
+    // Kept only where each value it was made from is (an input under an inotify watch, or on
+    // sysfs) and when nothing was forgotten meanwhile (a change it may not have seen).
+    const bool cacheable =
+        forgets == forgets_ && std::all_of(inputs.begin(), inputs.end(),
+                                           [&](const std::string& dir) { return watch(dir); });
+    if (cacheable) {
+      ++stats_.derived_made;
+      // Dated by its oldest value, so that it ends when that value's refresh period does.
+      derived_.insert_or_assign(
+          std::string(key), Timed<DerivedEntry>{DerivedEntry{made, {inputs.begin(), inputs.end()}},
+                                                options_.clock() - made.age});
+    }
+    return made;
+  }
+
   void begin_pass() const override {
     const std::lock_guard lock(mutex_);
     take_events();
@@ -581,6 +613,18 @@ class CachedDirectorySource final : public CachedFileSource {
     erase_under(listings_);
     erase_under(links_);
     erase_under(plans_);
+    forget_derived_from(prefix);
+    ++forgets_;
+  }
+
+  /// Forgets what was derived from values at or below `path`, or in a directory below it.
+  void forget_derived_from(std::string_view path) const {
+    std::erase_if(derived_, [&](const auto& entry) {
+      const std::vector<std::string>& inputs = entry.second.value.inputs;
+      return std::any_of(inputs.begin(), inputs.end(), [&](const std::string& dir) {
+        return under(dir, path) || under(path, dir);
+      });
+    });
   }
 
   // Whether what is read in `reldir` may be kept: on sysfs always (removal shows as ENODEV),
@@ -641,6 +685,7 @@ class CachedDirectorySource final : public CachedFileSource {
       if ((event.mask & (IN_MODIFY | IN_ATTRIB)) != 0) {
         // Rewritten in place: a held descriptor reads the new bytes; a kept copy is stale.
         statics_.erase(child);
+        forget_derived_from(child);
         if ((event.mask & IN_ATTRIB) != 0) drop_held(child);  // permissions may have changed
       } else {
         forget(child);  // created, removed or renamed: everything at or below that name
@@ -672,6 +717,14 @@ class CachedDirectorySource final : public CachedFileSource {
   mutable ByPath<Timed<Result<std::string>>> statics_;
   mutable ByPath<Timed<Result<Listing>>> listings_;
   mutable ByPath<Timed<Result<std::string>>> links_;
+  struct DerivedEntry {
+    Derived made;
+    std::vector<std::string> inputs;  ///< the directories its values were read from
+  };
+  /// derive_static's values, by key, dated by the oldest value each was made from.
+  mutable ByPath<Timed<DerivedEntry>> derived_;
+  /// Counts forget() calls: a value made while one ran may rest on what it forgot.
+  mutable std::uint64_t forgets_ = 0;
   mutable ByPath<Watched> watched_;
   mutable std::unordered_map<int, std::vector<std::string>> watch_dirs_;
   mutable int inotify_fd_ = -1;

@@ -20,7 +20,8 @@
 //    same listing takes their values without building or looking up a path per file, until any
 //    descriptor is opened or dropped;
 //  * read_static, list_static, read_link_static: served from memory until a change is seen or
-//    the refresh period ends (the safety net);
+//    the refresh period ends (the safety net); derive_static keeps what a collector made from
+//    such values (a parsed GID table) for as long as it would serve every one of them;
 //  * change detection: on a regular filesystem (fixture trees, the simulator, captures) every
 //    directory the cache holds something from is watched with inotify(7); begin_pass drains the
 //    events (one non-blocking read) and forgets the entries of the directories that changed. A
@@ -75,11 +76,13 @@ struct FileCacheStats {
   /// failed ("io_uring_setup: Operation not permitted"), or batch_reads is off; "" while it
   /// reads ahead.
   std::string batch_unavailable;
-  std::uint64_t listings = 0;     ///< directories listed
-  std::uint64_t links = 0;        ///< readlink
-  std::uint64_t static_hits = 0;  ///< read_static / list_static / read_link_static from memory
-  std::uint64_t dropped = 0;      ///< descriptors closed after ENODEV/ESTALE/EIO or a change
-  std::size_t held = 0;           ///< descriptors held now
+  std::uint64_t listings = 0;      ///< directories listed
+  std::uint64_t links = 0;         ///< readlink
+  std::uint64_t static_hits = 0;   ///< read_static / list_static / read_link_static from memory
+  std::uint64_t derived_made = 0;  ///< derive_static values made and kept
+  std::uint64_t derived_hits = 0;  ///< derive_static values handed out again
+  std::uint64_t dropped = 0;       ///< descriptors closed after ENODEV/ESTALE/EIO or a change
+  std::size_t held = 0;            ///< descriptors held now
 };
 
 class CachedFileSource : public FileSource {

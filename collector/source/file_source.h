@@ -5,7 +5,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +18,17 @@ namespace rdmatop {
 
 /// A directory's names, sorted (std::less<>) and unique, shared rather than copied.
 using Listing = std::shared_ptr<const std::vector<std::string>>;
+
+/// What a collector made from static values (a port's parsed GID table), for
+/// FileSource::derive_static to keep; each kind derives from this.
+struct DerivedValue {
+  virtual ~DerivedValue() = default;
+};
+struct Derived {
+  std::shared_ptr<const DerivedValue> value;  ///< nullptr: nothing to keep (the object vanished)
+  /// How long ago the oldest value it was made from was read from its file (read_static's age).
+  std::chrono::nanoseconds age{0};
+};
 
 class FileSource {
  public:
@@ -68,6 +81,18 @@ class FileSource {
   /// (sysfs sends no events for its directories).
   virtual Result<std::vector<std::string>> list_current(std::string_view reldir) const {
     return list(reldir);
+  }
+  /// What `make` makes from read_static values of files in the directories `inputs`, kept by
+  /// a caching source under `key` (unique per kind and object) and handed out again, with its
+  /// age grown, while it would still serve each of those values from memory: until it sees a
+  /// change under one of `inputs` or the refresh period of the oldest value ends. A port's GID
+  /// table is 256 files on a ConnectX (gid_tbl_len): read and parsed from memory on every pass,
+  /// it was a fifth of a tick (issue 18). This default makes it every time.
+  virtual Derived derive_static(std::string_view key, std::span<const std::string> inputs,
+                                const std::function<Derived()>& make) const {
+    (void)key;
+    (void)inputs;
+    return make();
   }
   /// A link that changes only when the object is re-created (`device`, `device/driver`).
   virtual Result<std::string> read_link_static(std::string_view relpath) const {

@@ -7,11 +7,15 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <set>
 #include <span>
 #include <string>
@@ -21,6 +25,7 @@
 #include "collector/collect.h"
 #include "collector/source/cached_file_source.h"
 #include "collector/source/ethtool_source.h"
+#include "tests/support/source_status_of.h"
 
 namespace rdmatop {
 namespace {
@@ -426,6 +431,10 @@ class CountingFileSource final : public FileSource {
   Result<std::vector<std::string>> list_current(std::string_view p) const override {
     return inner_.list_current(p);
   }
+  Derived derive_static(std::string_view key, std::span<const std::string> inputs,
+                        const std::function<Derived()>& make) const override {
+    return inner_.derive_static(key, inputs, make);
+  }
   void begin_pass() const override { inner_.begin_pass(); }
   mutable std::uint64_t polled = 0;
   mutable std::uint64_t polled_directories = 0;  ///< read_polled_many calls
@@ -512,6 +521,197 @@ TEST_CASE(
   CHECK(after_second.listings == after_first.listings);
   CHECK(after_second.static_hits > after_first.static_hits);
   CHECK(polled_second == polled_first);
+  // Each port's GID table was parsed in the first pass and handed out again in the second.
+  std::size_t ports = 0;
+  for (const DeviceSample& device : second.devices) ports += device.ports.size();
+  CHECK(after_first.derived_made == ports);
+  CHECK(after_second.derived_made == after_first.derived_made);
+  CHECK(after_second.derived_hits - after_first.derived_hits == ports);
+}
+
+/// What derive_static's tests derive: the files' contents, joined.
+struct Joined final : DerivedValue {
+  std::string text;
+};
+
+/// Derives the contents of `files` through `src` (read_static), counting the calls of make.
+Derived derive_joined(const FileSource& src, const std::vector<std::string>& inputs,
+                      const std::vector<std::string>& files, int& makes) {
+  return src.derive_static(inputs.front(), inputs, [&] {
+    ++makes;
+    auto joined = std::make_shared<Joined>();
+    std::chrono::nanoseconds oldest{0};
+    for (const std::string& file : files) {
+      std::chrono::nanoseconds age{0};
+      const auto content = src.read_static(file, &age);
+      joined->text += content ? *content : std::string("-");
+      oldest = std::max(oldest, age);
+    }
+    return Derived{joined, oldest};
+  });
+}
+
+std::string text_of(const Derived& derived) {
+  REQUIRE(derived.value != nullptr);
+  return dynamic_cast<const Joined&>(*derived.value).text;
+}
+
+TEST_CASE("what is derived from static values is kept until one of them changes",
+          "[cached_file_source]") {
+  CacheTree tree;
+  tree.write("p/1/gids/0", "a\n");
+  tree.write("p/1/gids/1", "b\n");
+  tree.write("p/1/gid_attrs/types/0", "t\n");
+  tree.write("p/1/state", "4: ACTIVE\n");
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  FileCacheOptions options;
+  options.clock = [&] { return now; };
+  options.refresh_period = std::chrono::seconds(60);
+  const auto src = make_cached_file_source(tree.root().string(), options);
+  const std::vector<std::string> inputs = {"p/1/gids", "p/1/gid_attrs/types"};
+  std::vector<std::string> files = {"p/1/gids/0", "p/1/gids/1", "p/1/gid_attrs/types/0"};
+  int makes = 0;
+
+  src->begin_pass();
+  REQUIRE(src->read_static("p/1/state").ok());  // p/1 itself watched too
+  const Derived first = derive_joined(*src, inputs, files, makes);
+  CHECK(text_of(first) == "a\nb\nt\n");
+  CHECK(first.age == std::chrono::nanoseconds{0});
+  CHECK(makes == 1);
+
+  now += std::chrono::seconds(5);
+  src->begin_pass();
+  const Derived again = derive_joined(*src, inputs, files, makes);
+  CHECK(makes == 1);
+  CHECK(again.value == first.value);  // the same object, not a copy
+  CHECK(again.age == std::chrono::seconds(5));
+  CHECK(src->stats().derived_hits == 1);
+
+  SECTION("a file of an input rewritten in place") {
+    tree.write("p/1/gids/1", "c\n");
+    src->begin_pass();
+    CHECK(text_of(derive_joined(*src, inputs, files, makes)) == "a\nc\nt\n");
+    CHECK(makes == 2);
+  }
+  SECTION("a file created in an input") {
+    tree.write("p/1/gid_attrs/types/1", "u\n");
+    files.push_back("p/1/gid_attrs/types/1");
+    src->begin_pass();
+    CHECK(text_of(derive_joined(*src, inputs, files, makes)) == "a\nb\nt\nu\n");
+    CHECK(makes == 2);
+  }
+  SECTION("a file removed from an input") {
+    tree.remove("p/1/gids/0");
+    src->begin_pass();
+    CHECK(text_of(derive_joined(*src, inputs, files, makes)) == "-b\nt\n");
+    CHECK(makes == 2);
+  }
+  SECTION("a change elsewhere keeps it") {
+    tree.write("p/1/state", "1: DOWN\n");
+    tree.write("p/1/gids2/0", "y\n");  // a sibling whose name starts like an input's
+    tree.write("p/2/gids/0", "z\n");
+    src->begin_pass();
+    CHECK(derive_joined(*src, inputs, files, makes).value == first.value);
+    CHECK(makes == 1);
+  }
+  SECTION("a notification the cache cannot see itself") {
+    src->invalidate("p/1");
+    CHECK(derive_joined(*src, inputs, files, makes).value != first.value);
+    CHECK(makes == 2);
+  }
+}
+
+TEST_CASE("what is derived ends with the refresh period of the oldest value it was made from",
+          "[cached_file_source]") {
+  CacheTree tree;
+  tree.write("p/1/gids/0", "a\n");
+  tree.write("p/1/gids/1", "b\n");
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  FileCacheOptions options;
+  options.clock = [&] { return now; };
+  options.refresh_period = std::chrono::seconds(60);
+  const auto src = make_cached_file_source(tree.root().string(), options);
+  const std::vector<std::string> inputs = {"p/1/gids"};
+  const std::vector<std::string> files = {"p/1/gids/0", "p/1/gids/1"};
+  int makes = 0;
+
+  src->begin_pass();
+  REQUIRE(src->read_static("p/1/gids/0").ok());  // read 50 s before the table is made
+  now += std::chrono::seconds(50);
+  CHECK(derive_joined(*src, inputs, files, makes).age == std::chrono::seconds(50));
+  now += std::chrono::seconds(9);
+  CHECK(derive_joined(*src, inputs, files, makes).age == std::chrono::seconds(59));
+  CHECK(makes == 1);
+  now += std::chrono::seconds(2);  // gids/0 is 61 s old: made again, from a fresh read
+  const Derived remade = derive_joined(*src, inputs, files, makes);
+  CHECK(makes == 2);
+  CHECK(remade.age == std::chrono::seconds(11));  // gids/1, read with the first table
+}
+
+TEST_CASE("nothing is kept of a derivation that made nothing, nor by the plain source",
+          "[cached_file_source]") {
+  CacheTree tree;
+  tree.write("p/1/gids/0", "a\n");
+  const auto cached = make_cached_file_source(tree.root().string());
+  const auto plain = make_directory_file_source(tree.root().string());
+  const std::vector<std::string> inputs = {"p/1/gids"};
+  int makes = 0;
+  const auto vanished = [&] {
+    ++makes;
+    return Derived{};
+  };
+  cached->derive_static("p/1/gids", inputs, vanished);
+  cached->derive_static("p/1/gids", inputs, vanished);
+  CHECK(makes == 2);
+  makes = 0;
+  derive_joined(*plain, inputs, {"p/1/gids/0"}, makes);
+  derive_joined(*plain, inputs, {"p/1/gids/0"}, makes);
+  CHECK(makes == 2);
+  // Under a directory that is not there (no watch, no sysfs), nothing is kept either.
+  makes = 0;
+  derive_joined(*cached, {"p/9/gids"}, {"p/9/gids/0"}, makes);
+  derive_joined(*cached, {"p/9/gids"}, {"p/9/gids/0"}, makes);
+  CHECK(makes == 2);
+}
+
+TEST_CASE("a port's GID table is parsed once and its problems are reported at every pass",
+          "[cached_file_source]") {
+  CacheTree tree;
+  fs::copy(fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts/mlx5/sys", tree.root() / "sys",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const std::string port = "sys/class/infiniband/mlx5_0/ports/1/";
+  tree.write(port + "gids/6", "not a gid\n");
+  const auto cached = make_cached_file_source((tree.root() / "sys").string());
+  auto ethtool = make_dump_ethtool_source((tree.root() / "no-ethtool").string());
+  const CollectContext ctx{*cached, *ethtool, DeviceFilter{}};
+  const auto gids_of = [](const Snapshot& snap) {
+    for (const DeviceSample& device : snap.devices) {
+      if (device.name == "mlx5_0") return device.ports.at(0).gids;
+    }
+    FAIL("no mlx5_0");
+    throw;
+  };
+
+  const Snapshot first = collect_snapshot(ctx, 1);
+  const Snapshot second = collect_snapshot(ctx, 2);
+  CHECK(cached->stats().derived_hits > 0);
+  for (const Snapshot* snap : {&first, &second}) {
+    const SourceStatus& status = test::status_of(*snap, "mlx5_0/1");
+    CHECK(status.state == SourceState::error);
+    CHECK_THAT(status.message, Catch::Contains("gids/6"));
+  }
+  REQUIRE(gids_of(second).size() == gids_of(first).size());
+  CHECK(gids_of(second) == gids_of(first));
+
+  // An address added: its slot filled in place, as the kernel's table changes under a watch.
+  tree.write(port + "gids/6", "0000:0000:0000:0000:0000:ffff:0a00:0063\n");
+  tree.write(port + "gid_attrs/types/6", "RoCE v2\n");
+  tree.write(port + "gid_attrs/ndevs/6", "ens1f0np0\n");
+  const Snapshot third = collect_snapshot(ctx, 3);
+  CHECK(test::status_of(third, "mlx5_0/1").state == SourceState::ok);
+  REQUIRE(gids_of(third).size() == gids_of(first).size() + 1);
+  CHECK(gids_of(third).back().gid == "0000:0000:0000:0000:0000:ffff:0a00:0063");
+  CHECK(gids_of(third).back().type == "RoCE v2");
 }
 
 TEST_CASE("a collection whose counter files are not read in batches says so",
