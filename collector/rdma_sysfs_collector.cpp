@@ -276,6 +276,15 @@ void read_port_counters(SysfsObjectReader& port, ProblemLog& log, const NetlinkP
   out.hw_counters_lifespan_ms = lifespan ? to_u32(*lifespan) : std::nullopt;
 }
 
+/// A device's identity and parent links as read and parsed, with what went wrong on the way:
+/// kept by a caching source between passes (FileSource::derive_static).
+struct DeviceIdentity final : DerivedValue {
+  /// node_type, fw_ver, the GUIDs, hca_type, board_id, hw_rev, pci_address and driver only.
+  DeviceSample fields;
+  bool has_parent = false;  ///< the `device` link exists
+  ProblemLog problems;
+};
+
 /// Reads one device; the collected ports' statuses go to `port_statuses`.
 class DeviceCollector {
  public:
@@ -312,13 +321,43 @@ class DeviceCollector {
   }
 
  private:
+  /// The identity and parent links (read_identity_files), read and parsed again only when a
+  /// caching source would no longer serve one of them from memory (FileSource::derive_static):
+  /// ten values per device and pass otherwise.
   void read_identity(DeviceSample& out) {
-    if (const auto text = device_.read("node_type", Presence::required, Refresh::on_change)) {
+    const std::array<std::string, 2> inputs = {base_, join_path(base_, "device")};
+    const Derived derived = fs_.derive_static(base_, inputs, [&] {
+      auto identity = std::make_shared<DeviceIdentity>();
+      SysfsObjectReader reader(fs_, base_, base_, identity->problems);
+      read_identity_files(reader, identity->fields, identity->has_parent);
+      // A vanished device is found again by the device's next read; nothing of it is kept.
+      if (reader.vanished()) return Derived{};
+      return Derived{identity, reader.static_age()};
+    });
+    if (derived.value == nullptr) return;
+    const auto& identity = static_cast<const DeviceIdentity&>(*derived.value);
+    const DeviceSample& fields = identity.fields;
+    out.node_type = fields.node_type;
+    out.fw_ver = fields.fw_ver;
+    out.node_guid = fields.node_guid;
+    out.sys_image_guid = fields.sys_image_guid;
+    out.hca_type = fields.hca_type;
+    out.board_id = fields.board_id;
+    out.hw_rev = fields.hw_rev;
+    out.pci_address = fields.pci_address;
+    out.driver = fields.driver;
+    has_parent_ = identity.has_parent;
+    log_.append(identity.problems);
+    out.static_age = std::max(device_.static_age(), derived.age);
+  }
+
+  void read_identity_files(SysfsObjectReader& device, DeviceSample& out, bool& has_parent) const {
+    if (const auto text = device.read("node_type", Presence::required, Refresh::on_change)) {
       const auto parsed = parse_node_type(*text);
       if (parsed) {
         out.node_type = parsed->name;
       } else {
-        device_.record_parse_error("node_type", parsed.error());
+        device.record_parse_error("node_type", parsed.error());
       }
     }
     // fw_ver, the GUIDs are core attributes; hca_type, board_id, hw_rev are driver attributes
@@ -332,19 +371,18 @@ class DeviceCollector {
         {"hw_rev", &out.hw_rev},
     };
     for (const auto& [file, field] : text_files) {
-      if (auto text = device_.read_text(file, Presence::optional, Refresh::on_change)) {
+      if (auto text = device.read_text(file, Presence::optional, Refresh::on_change)) {
         *field = std::move(*text);
       }
     }
-    read_parent(out);
-    out.static_age = device_.static_age();
+    read_parent(device, out, has_parent);
   }
 
   // `device` links the ib_device to its parent bus device (absent for virtual devices).
-  void read_parent(DeviceSample& out) {
-    const auto parent = device_.read_link("device");
+  void read_parent(SysfsObjectReader& device, DeviceSample& out, bool& has_parent) const {
+    const auto parent = device.read_link("device");
     if (parent) {
-      has_parent_ = true;
+      has_parent = true;
       const std::string_view leaf = basename_of(*parent);
       out.pci_address = std::string(leaf);
       if (!is_pci_address(leaf)) {
@@ -356,7 +394,7 @@ class DeviceCollector {
           if (!pci.empty()) out.pci_address = std::string(pci);
         }
       }
-      if (const auto driver = device_.read_link("device/driver")) {
+      if (const auto driver = device.read_link("device/driver")) {
         out.driver = driver_from_parent(basename_of(*driver));
       }
     }

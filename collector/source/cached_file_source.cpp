@@ -617,12 +617,14 @@ class CachedDirectorySource final : public CachedFileSource {
     ++forgets_;
   }
 
-  /// Forgets what was derived from values at or below `path`, or in a directory below it.
+  /// Forgets what was derived from the files of a directory at or below `path`, or from
+  /// `path` itself (a file of an input directory). A change deeper in an input (a counter of
+  /// the device whose identity was derived) leaves it.
   void forget_derived_from(std::string_view path) const {
     std::erase_if(derived_, [&](const auto& entry) {
       const std::vector<std::string>& inputs = entry.second.value.inputs;
       return std::any_of(inputs.begin(), inputs.end(), [&](const std::string& dir) {
-        return under(dir, path) || under(path, dir);
+        return under(dir, path) || dir_of(path) == dir;
       });
     });
   }

@@ -521,12 +521,13 @@ TEST_CASE(
   CHECK(after_second.listings == after_first.listings);
   CHECK(after_second.static_hits > after_first.static_hits);
   CHECK(polled_second == polled_first);
-  // Each port's GID table was parsed in the first pass and handed out again in the second.
-  std::size_t ports = 0;
-  for (const DeviceSample& device : second.devices) ports += device.ports.size();
-  CHECK(after_first.derived_made == ports);
+  // Each device's identity and each port's GID table were parsed in the first pass and handed
+  // out again in the second.
+  std::size_t derived = second.devices.size();
+  for (const DeviceSample& device : second.devices) derived += device.ports.size();
+  CHECK(after_first.derived_made == derived);
   CHECK(after_second.derived_made == after_first.derived_made);
-  CHECK(after_second.derived_hits - after_first.derived_hits == ports);
+  CHECK(after_second.derived_hits - after_first.derived_hits == derived);
 }
 
 /// What derive_static's tests derive: the files' contents, joined.
@@ -811,6 +812,49 @@ TEST_CASE("a discovery listing on sysfs is read again every pass", "[cached_file
   src->begin_pass();
   REQUIRE(src->list_current("class/net").ok());
   CHECK(src->stats().listings == listed + 1);
+}
+
+TEST_CASE("a device's identity is parsed once, follows a firmware update and keeps its problems",
+          "[cached_file_source]") {
+  CacheTree tree;
+  fs::copy(fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts/mlx5/sys", tree.root() / "sys",
+           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const std::string device = "sys/class/infiniband/mlx5_0/";
+  tree.write(device + "node_type", "garbage\n");
+  const auto cached = make_cached_file_source((tree.root() / "sys").string());
+  auto ethtool = make_dump_ethtool_source((tree.root() / "no-ethtool").string());
+  const CollectContext ctx{*cached, *ethtool, DeviceFilter{}};
+  const auto mlx5_0 = [](const Snapshot& snap) {
+    for (const DeviceSample& d : snap.devices) {
+      if (d.name == "mlx5_0") return d;
+    }
+    FAIL("no mlx5_0");
+    throw;
+  };
+
+  const Snapshot first = collect_snapshot(ctx, 1);
+  const std::uint64_t made = cached->stats().derived_made;
+  // A counter of the device rewritten in place: deeper than the identity's files, it stays.
+  tree.write(device + "ports/1/hw_counters/out_of_buffer", "12345\n");
+  const Snapshot second = collect_snapshot(ctx, 2);
+  CHECK(cached->stats().derived_made == made);
+  CHECK(mlx5_0(second).ports.at(0).hw_counters.find("out_of_buffer")->second == 12345);
+  for (const Snapshot* snap : {&first, &second}) {
+    const SourceStatus& status = test::status_of(*snap, "mlx5_0");
+    CHECK(status.state == SourceState::error);
+    CHECK_THAT(status.message, Catch::Contains("node_type"));
+  }
+  CHECK(mlx5_0(second).fw_ver == mlx5_0(first).fw_ver);
+  CHECK(mlx5_0(second).driver == "mlx5");
+  CHECK(!mlx5_0(second).pci_address.empty());
+
+  tree.write(device + "fw_ver", "28.99.9999\n");  // the firmware updated in place
+  tree.write(device + "node_type", "1: CA\n");
+  const Snapshot third = collect_snapshot(ctx, 3);
+  CHECK(cached->stats().derived_made == made + 1);
+  CHECK(mlx5_0(third).fw_ver == "28.99.9999");
+  CHECK(mlx5_0(third).node_type == "CA");
+  CHECK(test::status_of(third, "mlx5_0").state == SourceState::ok);
 }
 
 }  // namespace
