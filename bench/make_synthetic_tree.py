@@ -11,7 +11,11 @@ ConnectX port lists its whole table in sysfs, gid_tbl_len = the firmware's
 roce_address_table_size (drivers/infiniband/hw/mlx5/main.c, mlx5_query_port_roce), which
 `ibv_devinfo -v` of a ConnectX-6 shows as 256 (bench/README.md, "GID tables").
 
-    bench/make_synthetic_tree.py OUT_DIR [PORTS] [GID_SLOTS]   # OUT_DIR/sys, OUT_DIR/ethtool
+Each netdev's `ethtool -S` dump has CHANNELS channels (default 2, as the sessions before 30
+measured; bench/README.md, "the next belief to check").
+
+    bench/make_synthetic_tree.py OUT_DIR [PORTS] [GID_SLOTS] [CHANNELS]
+                                                  # OUT_DIR/sys, OUT_DIR/ethtool
 """
 
 import shutil
@@ -29,6 +33,7 @@ def main() -> int:
     out = Path(sys.argv[1])
     ports = int(sys.argv[2]) if len(sys.argv) > 2 else 64
     gid_slots = int(sys.argv[3]) if len(sys.argv) > 3 else 256
+    channels = int(sys.argv[4]) if len(sys.argv) > 4 else 2
     if out.exists():
         shutil.rmtree(out)
     (out / "ethtool").mkdir(parents=True)
@@ -44,7 +49,7 @@ def main() -> int:
                          ifname=ifname, mac=mac, image_guid=f"b859:9f03:00a1:{i:04x}",
                          ifindex=4 + i, node_desc=f"bench mlx5_{i}", model=fx.mlx5_busy_model(),
                          up=True, gids=fx.mlx5_gids(mac, ifname, ipv4),
-                         hw_counters=fx.MLX5_BUSY_HW, gid_files=gid_slots)
+                         hw_counters=fx.MLX5_BUSY_HW, gid_files=gid_slots, channels=channels)
     return 0
 
 

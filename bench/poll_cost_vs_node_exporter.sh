@@ -20,7 +20,8 @@
 #   changes between runs), SCRAPE_ENCODING (default "gzip": the scrapes in the window ask for
 #   `Accept-Encoding: gzip`, as Prometheus does by default, so each exporter's compression of
 #   its page is in its CPU; "identity" leaves it out), GID_SLOTS (default 256, a ConnectX
-#   port's real table; the figures before session 30 had 8: bench/README.md, "GID tables").
+#   port's real table; the figures before session 30 had 8: bench/README.md, "GID tables"),
+#   ETHTOOL_CHANNELS (default 2: each netdev's channels in its `ethtool -S` dump).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
 need curl
@@ -34,8 +35,10 @@ ne_collectors=${NE_COLLECTORS:-infiniband netclass}
 strace_seconds=${STRACE_SECONDS:-5}
 encoding=${SCRAPE_ENCODING:-gzip}
 gid_slots=${GID_SLOTS:-256}
+channels=${ETHTOOL_CHANNELS:-2}
 tree="$work/host$ports"
-python3 "$repo/bench/make_synthetic_tree.py" "$tree" "$ports" "$gid_slots" || fail "tree generator"
+python3 "$repo/bench/make_synthetic_tree.py" "$tree" "$ports" "$gid_slots" "$channels" ||
+  fail "tree generator"
 hz=$(getconf CLK_TCK)
 
 # cpu_ticks PID: user + system CPU of the process in clock ticks (proc(5): utime and stime,
