@@ -5,12 +5,12 @@
 //
 // Prints the CPU time per read of each way and the ratio. Netlink reads the live kernel, so it
 // is measured only with --sysfs-root /sys; on a fixture tree only the sysfs cost is printed.
-#include <time.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "bench/synthetic_host.h"
 #include "collector/parse/sysfs_parse.h"
 #include "collector/source/file_source.h"
 #include "collector/source/rdma_netlink_source.h"
@@ -49,9 +49,7 @@ Options parse(int argc, char** argv) {
 
 /// CPU time of this thread (user + system: both ways spend most of it in the kernel), in ns.
 double thread_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+  return rdmatop::bench::thread_cpu_ms() * 1e6;
 }
 
 /// ns per call of `read`, which returns the number of counters it got (0 = failure).
