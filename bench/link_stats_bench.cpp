@@ -13,7 +13,6 @@
 // Prints the CPU time of the measuring thread per tick each way, per netdev, and the ratio.
 // Each tick is checked to give every netdev 24 counters, so a failing way cannot look fast.
 #include <sched.h>
-#include <sys/mount.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -28,6 +27,7 @@
 #include "collector/source/cached_file_source.h"
 #include "collector/source/link_stats_source.h"
 #include "tests/support/port_netdevs.h"
+#include "tests/support/private_sysfs.h"
 #include "tests/support/unsupported_ethtool_source.h"
 
 using namespace rdmatop;
@@ -42,10 +42,11 @@ void must(bool ok, const std::string& what) {
 
 /// N veth pairs in a private network namespace whose sysfs is on /sys (private mounts).
 void make_private_veths(int pairs) {
-  must(::unshare(CLONE_NEWNET | CLONE_NEWNS) == 0, "unshare (needs root)");
-  must(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0,
-       "mount --make-rprivate /");
-  must(::mount("sysfs", "/sys", "sysfs", 0, nullptr) == 0, "mount sysfs");
+  must(::unshare(CLONE_NEWNET) == 0, "unshare (needs root)");
+  if (const auto problem = testing::mount_private_sysfs()) {
+    std::fprintf(stderr, "%s\n", problem->c_str());
+    std::exit(1);
+  }
   for (int i = 0; i < pairs; ++i) {
     const std::string a = "bva" + std::to_string(i);
     const std::string b = "bvb" + std::to_string(i);

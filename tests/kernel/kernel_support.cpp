@@ -15,26 +15,12 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "tests/support/private_sysfs.h"
+
 namespace rdmatop::kernel_test {
 namespace {
 
 std::optional<std::string> sysfs_problem = std::string("the private namespace was not entered");
-
-/// A mount namespace of this process with a sysfs of its network namespace on /sys: sysfs shows
-/// the netdevs of the namespace that mounted it (the host's /sys would list the host's).
-std::optional<std::string> mount_private_sysfs() {
-  if (::unshare(CLONE_NEWNS) != 0) {
-    return std::string("unshare(CLONE_NEWNS) failed: ") + std::strerror(errno);
-  }
-  // Private first, so the new mount never propagates back to the host's namespace.
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    return std::string("making / private failed: ") + std::strerror(errno);
-  }
-  if (::mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
-    return std::string("mounting sysfs failed: ") + std::strerror(errno);
-  }
-  return std::nullopt;
-}
 
 bool is_executable(const std::string& path) {
   struct stat st {};
@@ -137,7 +123,7 @@ std::optional<std::string> enter_private_netns() {
   const CommandResult lo = run({"ip", "link", "set", "lo", "up"});
   if (lo.exit_code != 0)
     return "cannot configure the private namespace (no CAP_NET_ADMIN?): " + lo.err;
-  sysfs_problem = mount_private_sysfs();
+  sysfs_problem = testing::mount_private_sysfs();
   return std::nullopt;
 }
 
