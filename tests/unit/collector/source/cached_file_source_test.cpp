@@ -675,27 +675,44 @@ TEST_CASE("nothing is kept of a derivation that made nothing, nor by the plain s
   CHECK(makes == 2);
 }
 
-TEST_CASE("a port's GID table is parsed once and its problems are reported at every pass",
-          "[cached_file_source]") {
-  CacheTree tree;
-  fs::copy(fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts/mlx5/sys", tree.root() / "sys",
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  const std::string port = "sys/class/infiniband/mlx5_0/ports/1/";
-  tree.write(port + "gids/6", "not a gid\n");
-  const auto cached = make_cached_file_source((tree.root() / "sys").string());
-  auto ethtool = make_dump_ethtool_source((tree.root() / "no-ethtool").string());
-  const CollectContext ctx{*cached, *ethtool, DeviceFilter{}};
-  const auto gids_of = [](const Snapshot& snap) {
+/// The mlx5 fixture host copied into a temporary tree (so that a test may change it) and
+/// collected through the caching source.
+struct CachedMlx5Host {
+  CachedMlx5Host() {
+    fs::copy(fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts/mlx5/sys", tree.root() / "sys",
+             fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  }
+  Snapshot collect(std::uint64_t seq) const {
+    return collect_snapshot(CollectContext{*cached, *ethtool, DeviceFilter{}}, seq);
+  }
+  /// mlx5_0 of `snap`; fails the test without it.
+  static DeviceSample mlx5_0(const Snapshot& snap) {
     for (const DeviceSample& device : snap.devices) {
-      if (device.name == "mlx5_0") return device.ports.at(0).gids;
+      if (device.name == "mlx5_0") return device;
     }
     FAIL("no mlx5_0");
     throw;
+  }
+
+  CacheTree tree;
+  std::unique_ptr<CachedFileSource> cached =
+      make_cached_file_source((tree.root() / "sys").string());
+  std::unique_ptr<EthtoolSource> ethtool =
+      make_dump_ethtool_source((tree.root() / "no-ethtool").string());
+};
+
+TEST_CASE("a port's GID table is parsed once and its problems are reported at every pass",
+          "[cached_file_source]") {
+  CachedMlx5Host host;
+  const std::string port = "sys/class/infiniband/mlx5_0/ports/1/";
+  host.tree.write(port + "gids/6", "not a gid\n");
+  const auto gids_of = [](const Snapshot& snap) {
+    return CachedMlx5Host::mlx5_0(snap).ports.at(0).gids;
   };
 
-  const Snapshot first = collect_snapshot(ctx, 1);
-  const Snapshot second = collect_snapshot(ctx, 2);
-  CHECK(cached->stats().derived_hits > 0);
+  const Snapshot first = host.collect(1);
+  const Snapshot second = host.collect(2);
+  CHECK(host.cached->stats().derived_hits > 0);
   for (const Snapshot* snap : {&first, &second}) {
     const SourceStatus& status = test::status_of(*snap, "mlx5_0/1");
     CHECK(status.state == SourceState::error);
@@ -705,10 +722,10 @@ TEST_CASE("a port's GID table is parsed once and its problems are reported at ev
   CHECK(gids_of(second) == gids_of(first));
 
   // An address added: its slot filled in place, as the kernel's table changes under a watch.
-  tree.write(port + "gids/6", "0000:0000:0000:0000:0000:ffff:0a00:0063\n");
-  tree.write(port + "gid_attrs/types/6", "RoCE v2\n");
-  tree.write(port + "gid_attrs/ndevs/6", "ens1f0np0\n");
-  const Snapshot third = collect_snapshot(ctx, 3);
+  host.tree.write(port + "gids/6", "0000:0000:0000:0000:0000:ffff:0a00:0063\n");
+  host.tree.write(port + "gid_attrs/types/6", "RoCE v2\n");
+  host.tree.write(port + "gid_attrs/ndevs/6", "ens1f0np0\n");
+  const Snapshot third = host.collect(3);
   CHECK(test::status_of(third, "mlx5_0/1").state == SourceState::ok);
   REQUIRE(gids_of(third).size() == gids_of(first).size() + 1);
   CHECK(gids_of(third).back().gid == "0000:0000:0000:0000:0000:ffff:0a00:0063");
@@ -816,28 +833,17 @@ TEST_CASE("a discovery listing on sysfs is read again every pass", "[cached_file
 
 TEST_CASE("a device's identity is parsed once, follows a firmware update and keeps its problems",
           "[cached_file_source]") {
-  CacheTree tree;
-  fs::copy(fs::path(RDMATOP_SOURCE_DIR) / "tests/fixtures/hosts/mlx5/sys", tree.root() / "sys",
-           fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  CachedMlx5Host host;
   const std::string device = "sys/class/infiniband/mlx5_0/";
-  tree.write(device + "node_type", "garbage\n");
-  const auto cached = make_cached_file_source((tree.root() / "sys").string());
-  auto ethtool = make_dump_ethtool_source((tree.root() / "no-ethtool").string());
-  const CollectContext ctx{*cached, *ethtool, DeviceFilter{}};
-  const auto mlx5_0 = [](const Snapshot& snap) {
-    for (const DeviceSample& d : snap.devices) {
-      if (d.name == "mlx5_0") return d;
-    }
-    FAIL("no mlx5_0");
-    throw;
-  };
+  host.tree.write(device + "node_type", "garbage\n");
+  const auto mlx5_0 = &CachedMlx5Host::mlx5_0;
 
-  const Snapshot first = collect_snapshot(ctx, 1);
-  const std::uint64_t made = cached->stats().derived_made;
+  const Snapshot first = host.collect(1);
+  const std::uint64_t made = host.cached->stats().derived_made;
   // A counter of the device rewritten in place: deeper than the identity's files, it stays.
-  tree.write(device + "ports/1/hw_counters/out_of_buffer", "12345\n");
-  const Snapshot second = collect_snapshot(ctx, 2);
-  CHECK(cached->stats().derived_made == made);
+  host.tree.write(device + "ports/1/hw_counters/out_of_buffer", "12345\n");
+  const Snapshot second = host.collect(2);
+  CHECK(host.cached->stats().derived_made == made);
   CHECK(mlx5_0(second).ports.at(0).hw_counters.find("out_of_buffer")->second == 12345);
   for (const Snapshot* snap : {&first, &second}) {
     const SourceStatus& status = test::status_of(*snap, "mlx5_0");
@@ -848,10 +854,10 @@ TEST_CASE("a device's identity is parsed once, follows a firmware update and kee
   CHECK(mlx5_0(second).driver == "mlx5");
   CHECK(!mlx5_0(second).pci_address.empty());
 
-  tree.write(device + "fw_ver", "28.99.9999\n");  // the firmware updated in place
-  tree.write(device + "node_type", "1: CA\n");
-  const Snapshot third = collect_snapshot(ctx, 3);
-  CHECK(cached->stats().derived_made == made + 1);
+  host.tree.write(device + "fw_ver", "28.99.9999\n");  // the firmware updated in place
+  host.tree.write(device + "node_type", "1: CA\n");
+  const Snapshot third = host.collect(3);
+  CHECK(host.cached->stats().derived_made == made + 1);
   CHECK(mlx5_0(third).fw_ver == "28.99.9999");
   CHECK(mlx5_0(third).node_type == "CA");
   CHECK(test::status_of(third, "mlx5_0").state == SourceState::ok);
