@@ -132,9 +132,6 @@ void read_state_files(SysfsObjectReader& port, PortSample& out) {
   }
 }
 
-// The GID table: gids/<i>, gid_attrs/types/<i>, gid_attrs/ndevs/<i>. Tables have up to
-// gid_tbl_len entries (1024 on rxe), nearly all of them empty, so the directory is listed once
-// and only populated slots cost more than one read.
 /// A port's GID table as read and parsed, with what went wrong on the way: kept by a caching
 /// source between passes (FileSource::derive_static).
 struct GidTable final : DerivedValue {
@@ -143,6 +140,9 @@ struct GidTable final : DerivedValue {
   ProblemLog problems;
 };
 
+// The GID table: gids/<i>, gid_attrs/types/<i>, gid_attrs/ndevs/<i>. Tables have up to
+// gid_tbl_len entries (256 on a ConnectX, 1024 on rxe), nearly all of them empty, so the
+// directory is listed once and only populated slots cost more than one read.
 void parse_gid_table(SysfsObjectReader& port, GidTable& out) {
   const auto names = port.list("gids", Presence::required);
   if (!names) return;

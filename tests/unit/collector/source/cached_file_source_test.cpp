@@ -362,15 +362,20 @@ TEST_CASE("a file longer than the first read is read whole in few reads, up to t
   CHECK(src->read_polled("at_limit").value().size() == 25 * 1024);
 }
 
+/// Options whose clock reads `now` (which the test moves) and whose refresh period is 60 s.
+FileCacheOptions clocked_options(const std::chrono::steady_clock::time_point& now) {
+  FileCacheOptions options;
+  options.clock = [&now] { return now; };
+  options.refresh_period = std::chrono::seconds(60);
+  return options;
+}
+
 TEST_CASE("a static value is served from memory with its age until it changes",
           "[cached_file_source]") {
   CacheTree tree;
   tree.write("class/infiniband/mlx5_0/fw_ver", "22.31.1014\n");
   auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
-  FileCacheOptions options;
-  options.clock = [&] { return now; };
-  options.refresh_period = std::chrono::seconds(60);
-  const auto src = make_cached_file_source(tree.root().string(), options);
+  const auto src = make_cached_file_source(tree.root().string(), clocked_options(now));
   std::chrono::nanoseconds age{-1};
   src->begin_pass();
   REQUIRE(src->read_static("class/infiniband/mlx5_0/fw_ver", &age).value() == "22.31.1014\n");
@@ -565,10 +570,7 @@ TEST_CASE("what is derived from static values is kept until one of them changes"
   tree.write("p/1/gid_attrs/types/0", "t\n");
   tree.write("p/1/state", "4: ACTIVE\n");
   auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
-  FileCacheOptions options;
-  options.clock = [&] { return now; };
-  options.refresh_period = std::chrono::seconds(60);
-  const auto src = make_cached_file_source(tree.root().string(), options);
+  const auto src = make_cached_file_source(tree.root().string(), clocked_options(now));
   const std::vector<std::string> inputs = {"p/1/gids", "p/1/gid_attrs/types"};
   std::vector<std::string> files = {"p/1/gids/0", "p/1/gids/1", "p/1/gid_attrs/types/0"};
   int makes = 0;
@@ -628,10 +630,7 @@ TEST_CASE("what is derived ends with the refresh period of the oldest value it w
   tree.write("p/1/gids/0", "a\n");
   tree.write("p/1/gids/1", "b\n");
   auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
-  FileCacheOptions options;
-  options.clock = [&] { return now; };
-  options.refresh_period = std::chrono::seconds(60);
-  const auto src = make_cached_file_source(tree.root().string(), options);
+  const auto src = make_cached_file_source(tree.root().string(), clocked_options(now));
   const std::vector<std::string> inputs = {"p/1/gids"};
   const std::vector<std::string> files = {"p/1/gids/0", "p/1/gids/1"};
   int makes = 0;
