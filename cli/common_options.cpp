@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "collector/source/cached_file_source.h"
+#include "collector/source/route_change_feed.h"
 #include "recording/recording_provider.h"
 
 namespace rdmatop {
@@ -91,12 +92,26 @@ std::string replay_label(const std::vector<std::string>& paths) {
   return paths.front() + " +" + std::to_string(paths.size() - 1) + " files";
 }
 
+namespace {
+
+bool is_live_host(const SourceOptions& options) {
+  return options.sysfs_root == "/sys" || options.sysfs_root == "/sys/";
+}
+
+std::unique_ptr<FileSource> make_sysfs_source(const SourceOptions& options) {
+  if (options.file_cache == "off") return make_directory_file_source(options.sysfs_root);
+  FileCacheOptions cache;
+  // sysfs sends no inotify events: on the live host the GID tables' changes come announced by
+  // rtnetlink, so they are read again on those instead of every refresh period.
+  if (is_live_host(options)) cache.announcements = make_route_change_feed();
+  return make_cached_file_source(options.sysfs_root, std::move(cache));
+}
+
+}  // namespace
+
 HostSources::HostSources(const SourceOptions& options)
-    : sysfs_(options.file_cache == "off"
-                 ? make_directory_file_source(options.sysfs_root)
-                 : std::unique_ptr<FileSource>(make_cached_file_source(options.sysfs_root))),
-      filter_{options.devices, options.exclude_devices} {
-  const bool live_host = options.sysfs_root == "/sys" || options.sysfs_root == "/sys/";
+    : sysfs_(make_sysfs_source(options)), filter_{options.devices, options.exclude_devices} {
+  const bool live_host = is_live_host(options);
   if (!options.ethtool_dir.empty()) {
     ethtool_ = make_dump_ethtool_source(
         options.ethtool_dir, options.file_cache == "off" ? DumpReads::plain : DumpReads::cached);

@@ -229,7 +229,10 @@ void read_gid_table(const FileSource& fs, const SysfsObjectReader& port, const s
   const std::array<std::string, 3> inputs = {join_path(port.base(), "gids"),
                                              join_path(port.base(), "gid_attrs/types"),
                                              join_path(port.base(), "gid_attrs/ndevs")};
-  const Derived derived = fs.derive_static(inputs.front(), inputs, [&] {
+  // A RoCE port's table changes only with an rtnetlink link or address notification; an
+  // InfiniBand port's follows the subnet manager (the subnet prefix), which nothing announces.
+  const Changes changes = out.link_layer == "Ethernet" ? Changes::announced : Changes::unannounced;
+  const Derived derived = fs.derive_static(inputs.front(), inputs, changes, [&] {
     auto table = std::make_shared<GidTable>();
     SysfsObjectReader reader(fs, port.base(), owner, table->problems);
     parse_gid_table(reader, *table);
@@ -326,7 +329,7 @@ class DeviceCollector {
   /// ten values per device and pass otherwise.
   void read_identity(DeviceSample& out) {
     const std::array<std::string, 2> inputs = {base_, join_path(base_, "device")};
-    const Derived derived = fs_.derive_static(base_, inputs, [&] {
+    const Derived derived = fs_.derive_static(base_, inputs, Changes::unannounced, [&] {
       auto identity = std::make_shared<DeviceIdentity>();
       SysfsObjectReader reader(fs_, base_, base_, identity->problems);
       read_identity_files(reader, identity->fields, identity->has_parent);

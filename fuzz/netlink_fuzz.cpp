@@ -1,7 +1,7 @@
 // Netlink replies as the kernel would send them: RDMA netlink (nldev), devlink, DCB (dcbnl),
-// rtnetlink link statistics and ethtool netlink, each parser on the same bytes. Sequence number 1
-// and generic-netlink family 0x14, as in tests/fixtures/netlink, so the fixtures are valid seeds.
-// One target for the four families because they share the message walker
+// rtnetlink link statistics and notifications, and ethtool netlink, each parser on the same
+// bytes. Sequence number 1 and generic-netlink family 0x14, as in tests/fixtures/netlink, so the
+// fixtures are valid seeds. One target for the five families because they share the message walker
 // (collector/parse/netlink_parse.cpp) where most of the bounds checks live.
 #include <iterator>
 
@@ -10,6 +10,7 @@
 #include "collector/parse/ethtool_netlink_parse.h"
 #include "collector/parse/link_stats_parse.h"
 #include "collector/parse/nldev_parse.h"
+#include "collector/parse/route_events_parse.h"
 #include "fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -44,6 +45,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (rows[i] && (rows[i]->ifindex != kAsked[i] || rows[i]->count > kLinkStatsFields.size())) {
       __builtin_trap();  // a row for another netdev, or beyond the known fields
     }
+  }
+  // rtnetlink notifications: twice over the same memory of netdevs, as a feed drains datagrams.
+  KnownLinks known;
+  (void)gid_events_in(reply, known);
+  if (const auto again = gid_events_in(reply, known); again.ok() && known.size() > size) {
+    __builtin_trap();  // more netdevs known than messages could name
   }
   (void)parse_genl_family_reply(reply, seq);
   (void)parse_pause_reply(reply, family, seq);

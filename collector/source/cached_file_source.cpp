@@ -316,13 +316,14 @@ class CachedDirectorySource final : public CachedFileSource {
     return target;
   }
 
-  Derived derive_static(std::string_view key, std::span<const std::string> inputs,
+  Derived derive_static(std::string_view key, std::span<const std::string> inputs, Changes changes,
                         const std::function<Derived()>& make) const override {
     std::uint64_t forgets = 0;
     {
       const std::lock_guard lock(mutex_);
       const auto now = options_.clock();
-      if (const auto it = derived_.find(key); it != derived_.end() && fresh(it->second, now)) {
+      if (const auto it = derived_.find(key);
+          it != derived_.end() && now - it->second.read_at < it->second.value.period) {
         ++stats_.derived_hits;
         return Derived{it->second.value.made.value, now - it->second.read_at};
       }
@@ -339,10 +340,19 @@ class CachedDirectorySource final : public CachedFileSource {
                                            [&](const std::string& dir) { return watch(dir); });
     if (cacheable) {
       ++stats_.derived_made;
+      const bool announced =
+          changes == Changes::announced &&
+          (announcing() || std::all_of(inputs.begin(), inputs.end(),
+                                       [&](const std::string& dir) { return notifies(dir); }));
       // Dated by its oldest value, so that it ends when that value's refresh period does.
       derived_.insert_or_assign(
-          std::string(key), Timed<DerivedEntry>{DerivedEntry{made, {inputs.begin(), inputs.end()}},
-                                                options_.clock() - made.age});
+          std::string(key),
+          Timed<DerivedEntry>{
+              DerivedEntry{made,
+                           {inputs.begin(), inputs.end()},
+                           changes == Changes::announced,
+                           announced ? options_.announced_refresh_period : options_.refresh_period},
+              options_.clock() - made.age});
     }
     return made;
   }
@@ -350,10 +360,39 @@ class CachedDirectorySource final : public CachedFileSource {
   void begin_pass() const override {
     const std::lock_guard lock(mutex_);
     take_events();
+    take_announcements();
     read_ahead();
   }
 
  private:
+  bool announcing() const {
+    return options_.announcements != nullptr && options_.announcements->unavailable().empty();
+  }
+
+  /// Forgets the announced values (and the files they were made from) when the feed reports a
+  /// change: at once, and again announcement_settle after the last change, since the kernel
+  /// updates a GID table in a work queue after the notification (roce_gid_mgmt.c); never more
+  /// than once per announcement_settle while changes keep coming (a host making netdevs for
+  /// containers).
+  void take_announcements() const {
+    if (!announcing()) return;
+    const auto now = options_.clock();
+    if (options_.announcements->changed()) last_announced_ = now;
+    if (!last_announced_) return;
+    const auto settle = options_.announcement_settle;
+    const bool settled = last_forget_ && *last_forget_ >= *last_announced_ + settle;
+    const bool rested = !last_forget_ || now - *last_forget_ >= settle;
+    if (settled || !rested) return;
+    std::vector<std::string> inputs;
+    for (const auto& [key, entry] : derived_) {
+      if (!entry.value.announced) continue;
+      inputs.insert(inputs.end(), entry.value.inputs.begin(), entry.value.inputs.end());
+    }
+    for (const std::string& input : inputs) forget(input);
+    last_forget_ = now;
+    ++stats_.announced_forgets;
+  }
+
   /// The changes inotify reported since the last pass.
   void take_events() const {
     if (inotify_fd_ < 0) return;
@@ -494,6 +533,8 @@ class CachedDirectorySource final : public CachedFileSource {
     const std::lock_guard lock(mutex_);
     FileCacheStats stats = stats_;
     stats.batch_unavailable = batch_fallback();
+    stats.announcements_unavailable =
+        options_.announcements == nullptr ? "no feed" : options_.announcements->unavailable();
     return stats;
   }
 
@@ -722,11 +763,18 @@ class CachedDirectorySource final : public CachedFileSource {
   struct DerivedEntry {
     Derived made;
     std::vector<std::string> inputs;  ///< the directories its values were read from
+    bool announced = false;           ///< derived with Changes::announced
+    /// How long it is served: announced_refresh_period where its changes are announced.
+    std::chrono::nanoseconds period{0};
   };
   /// derive_static's values, by key, dated by the oldest value each was made from.
   mutable ByPath<Timed<DerivedEntry>> derived_;
   /// Counts forget() calls: a value made while one ran may rest on what it forgot.
   mutable std::uint64_t forgets_ = 0;
+  /// When the announcements last reported a change, and when announced values were last
+  /// forgotten for one (take_announcements).
+  mutable std::optional<CacheClock::time_point> last_announced_;
+  mutable std::optional<CacheClock::time_point> last_forget_;
   mutable ByPath<Watched> watched_;
   mutable std::unordered_map<int, std::vector<std::string>> watch_dirs_;
   mutable int inotify_fd_ = -1;

@@ -27,8 +27,13 @@
 //    events (one non-blocking read) and forgets the entries of the directories that changed. A
 //    held descriptor survives an in-place rewrite (it reads the new bytes) but not a removal or a
 //    rename over the file, which the events report. sysfs sends no such events for kernfs nodes,
-//    so there held descriptors rely on ENODEV, and static values on invalidate() (the caller's
-//    netlink notifications) and the refresh period.
+//    so there held descriptors rely on ENODEV, and static values on invalidate() and the refresh
+//    period. A value derived with Changes::announced (a RoCE port's GID table) is kept for the
+//    announced refresh period (10 min) where every change of it is announced: by the
+//    `announcements` feed (rtnetlink link and address notifications on a live host) or by
+//    inotify watching each of its inputs. The feed is drained at each begin_pass; a change
+//    forgets the announced values then, and once more `announcement_settle` later, because the
+//    kernel updates a GID table in a work queue after the notification that announced it.
 // A directory that cannot be watched (no inotify, the watch limit reached) is never cached: every
 // call there goes to the filesystem, as with make_directory_file_source.
 #pragma once
@@ -43,6 +48,7 @@
 #include <string_view>
 #include <vector>
 
+#include "collector/source/change_feed.h"
 #include "collector/source/file_source.h"
 
 namespace rdmatop {
@@ -50,6 +56,14 @@ namespace rdmatop {
 struct FileCacheOptions {
   /// How long a static value, listing or link is served before it is read again regardless.
   std::chrono::nanoseconds refresh_period = std::chrono::seconds(60);
+  /// How long a value derived with Changes::announced is served where its changes are
+  /// announced (`announcements`, or inotify on each input).
+  std::chrono::nanoseconds announced_refresh_period = std::chrono::minutes(10);
+  /// A change announced forgets the announced values at once and again this much later (the
+  /// kernel makes the change after announcing it); changes keep coming: at most once per this.
+  std::chrono::nanoseconds announcement_settle = std::chrono::seconds(2);
+  /// Drained at each begin_pass (route_change_feed.h on a live host); nullptr: none.
+  std::shared_ptr<ChangeFeed> announcements;
   /// The most descriptors held at once, and never more than a quarter of the soft
   /// RLIMIT_NOFILE; past it read_polled opens, reads and closes.
   std::size_t max_open_files = 4096;
@@ -81,8 +95,12 @@ struct FileCacheStats {
   std::uint64_t static_hits = 0;   ///< read_static / list_static / read_link_static from memory
   std::uint64_t derived_made = 0;  ///< derive_static values made and kept
   std::uint64_t derived_hits = 0;  ///< derive_static values handed out again
-  std::uint64_t dropped = 0;       ///< descriptors closed after ENODEV/ESTALE/EIO or a change
-  std::size_t held = 0;            ///< descriptors held now
+  std::uint64_t announced_forgets = 0;  ///< times announced values were forgotten on a change
+  /// Why announced values keep the plain refresh period on sysfs: the feed's reason, or "no
+  /// feed"; "" while announcements come.
+  std::string announcements_unavailable;
+  std::uint64_t dropped = 0;  ///< descriptors closed after ENODEV/ESTALE/EIO or a change
+  std::size_t held = 0;       ///< descriptors held now
 };
 
 class CachedFileSource : public FileSource {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <span>
@@ -23,6 +24,15 @@ using Listing = std::shared_ptr<const std::vector<std::string>>;
 /// FileSource::derive_static to keep; each kind derives from this.
 struct DerivedValue {
   virtual ~DerivedValue() = default;
+};
+/// Whether every change of a derived value's inputs is announced to a caching source
+/// (FileCacheOptions::announcements), so that it may keep the value for longer than sysfs's
+/// refresh period allows what nothing announces.
+enum class Changes : std::uint8_t {
+  unannounced,  ///< seen by inotify (fixture trees) or, on sysfs, by the refresh period only
+  /// every change follows an rtnetlink link or address notification: a RoCE port's GID table
+  /// (collector/parse/route_events_parse.h)
+  announced,
 };
 struct Derived {
   std::shared_ptr<const DerivedValue> value;  ///< nullptr: nothing to keep (the object vanished)
@@ -87,11 +97,14 @@ class FileSource {
   /// age grown, while it would still serve each of those values from memory: until it sees a
   /// change under one of `inputs` or the refresh period of the oldest value ends. A port's GID
   /// table is 256 files on a ConnectX (gid_tbl_len): read and parsed from memory on every pass,
-  /// it was a fifth of a tick (issue 18). This default makes it every time.
+  /// it was a fifth of a tick (issue 18). `changes`: announced values are kept for the longer
+  /// announced refresh period where the announcements come (or inotify watches every input).
+  /// This default makes it every time.
   virtual Derived derive_static(std::string_view key, std::span<const std::string> inputs,
-                                const std::function<Derived()>& make) const {
+                                Changes changes, const std::function<Derived()>& make) const {
     (void)key;
     (void)inputs;
+    (void)changes;
     return make();
   }
   /// A link that changes only when the object is re-created (`device`, `device/driver`).

@@ -6,16 +6,19 @@
 #include <sys/time.h>
 
 #include <cerrno>
+#include <string>
 
 namespace rdmatop {
 
-NetlinkSocket::NetlinkSocket(int bus) {
+NetlinkSocket::NetlinkSocket(int bus) : NetlinkSocket(bus, 0) {}
+
+NetlinkSocket::NetlinkSocket(int bus, unsigned groups) {
   nl_ = ::mnl_socket_open2(bus, SOCK_CLOEXEC);
   if (nl_ == nullptr) {
     unavailable_ = errno_error(errno, "netlink socket");
     return;
   }
-  if (::mnl_socket_bind(nl_, 0, MNL_SOCKET_AUTOPID) < 0) {
+  if (::mnl_socket_bind(nl_, groups, MNL_SOCKET_AUTOPID) < 0) {
     unavailable_ = errno_error(errno, "netlink bind");
     return;
   }
@@ -50,6 +53,24 @@ Result<std::span<const std::uint8_t>> NetlinkSocket::receive_into_scratch() {
   const ssize_t n = ::mnl_socket_recvfrom(nl_, scratch_.data(), scratch_.size());
   if (n < 0) return errno_error(errno, "netlink receive");
   return std::span<const std::uint8_t>(scratch_.data(), static_cast<std::size_t>(n));
+}
+
+Result<std::optional<std::span<const std::uint8_t>>> NetlinkSocket::receive_queued() {
+  if (unavailable_) return *unavailable_;
+  if (scratch_.empty()) scratch_.resize(32768);
+  const ssize_t n =
+      ::recv(::mnl_socket_get_fd(nl_), scratch_.data(), scratch_.size(), MSG_DONTWAIT | MSG_TRUNC);
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      return std::optional<std::span<const std::uint8_t>>();
+    }
+    return errno_error(errno, "netlink receive");
+  }
+  // MSG_TRUNC: n is the datagram's real length, so a cut one shows as longer than the buffer.
+  if (static_cast<std::size_t>(n) > scratch_.size()) {
+    return Error{EMSGSIZE, "netlink: a datagram of " + std::to_string(n) + " bytes was cut"};
+  }
+  return std::optional(std::span<const std::uint8_t>(scratch_.data(), static_cast<std::size_t>(n)));
 }
 
 Result<std::vector<std::uint8_t>> NetlinkSocket::receive() {

@@ -19,6 +19,9 @@ class NetlinkSocket {
  public:
   /// Opens and binds a socket on `bus` in the network namespace of the calling thread.
   explicit NetlinkSocket(int bus);
+  /// The same, also subscribed to the multicast `groups` (a bitmask of the bus's legacy group
+  /// bits, such as RTMGRP_LINK): notifications then wait in the socket's queue.
+  NetlinkSocket(int bus, unsigned groups);
   NetlinkSocket(const NetlinkSocket&) = delete;
   NetlinkSocket& operator=(const NetlinkSocket&) = delete;
   ~NetlinkSocket();
@@ -28,6 +31,10 @@ class NetlinkSocket {
   Result<bool> send(std::span<const std::uint8_t> request);
   /// One datagram (up to 32 KiB, the most the kernel puts in one dump datagram).
   Result<std::vector<std::uint8_t>> receive();
+  /// The next datagram already queued, without waiting; nullopt when none is (EAGAIN). ENOBUFS
+  /// says the queue overran and notifications were lost (netlink(7)). Valid until the next
+  /// receive.
+  Result<std::optional<std::span<const std::uint8_t>>> receive_queued();
   /// Sends `request`, then receives datagrams (concatenated, each padded to NLMSG_ALIGNTO) until
   /// `complete`, given each datagram as it arrives, says it ends the reply. A datagram holds
   /// whole messages, so what ends a reply (NLMSG_DONE, an ACK or error, the last of several

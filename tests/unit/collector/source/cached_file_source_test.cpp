@@ -436,9 +436,9 @@ class CountingFileSource final : public FileSource {
   Result<std::vector<std::string>> list_current(std::string_view p) const override {
     return inner_.list_current(p);
   }
-  Derived derive_static(std::string_view key, std::span<const std::string> inputs,
+  Derived derive_static(std::string_view key, std::span<const std::string> inputs, Changes changes,
                         const std::function<Derived()>& make) const override {
-    return inner_.derive_static(key, inputs, make);
+    return inner_.derive_static(key, inputs, changes, make);
   }
   void begin_pass() const override { inner_.begin_pass(); }
   mutable std::uint64_t polled = 0;
@@ -542,8 +542,9 @@ struct Joined final : DerivedValue {
 
 /// Derives the contents of `files` through `src` (read_static), counting the calls of make.
 Derived derive_joined(const FileSource& src, const std::vector<std::string>& inputs,
-                      const std::vector<std::string>& files, int& makes) {
-  return src.derive_static(inputs.front(), inputs, [&] {
+                      const std::vector<std::string>& files, int& makes,
+                      Changes changes = Changes::unannounced) {
+  return src.derive_static(inputs.front(), inputs, changes, [&] {
     ++makes;
     auto joined = std::make_shared<Joined>();
     std::chrono::nanoseconds oldest{0};
@@ -648,6 +649,114 @@ TEST_CASE("what is derived ends with the refresh period of the oldest value it w
   CHECK(remade.age == std::chrono::seconds(11));  // gids/1, read with the first table
 }
 
+/// A ChangeFeed the test tells what to announce.
+struct ScriptedFeed final : ChangeFeed {
+  bool pending = false;
+  int asked = 0;
+  std::string why;  ///< unavailable()
+  bool changed() override {
+    ++asked;
+    return std::exchange(pending, false);
+  }
+  std::string unavailable() const override { return why; }
+};
+
+TEST_CASE("an announced value is kept for the announced period where inotify watches it",
+          "[cached_file_source]") {
+  CacheTree tree;
+  tree.write("p/1/gids/0", "a\n");
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  auto options = clocked_options(now);
+  options.announced_refresh_period = std::chrono::minutes(10);
+  const auto src = make_cached_file_source(tree.root().string(), options);
+  const std::vector<std::string> inputs = {"p/1/gids"};
+  const std::vector<std::string> files = {"p/1/gids/0"};
+  int announced = 0;
+  int unannounced = 0;
+  const auto pass = [&] {
+    src->begin_pass();
+    derive_joined(*src, inputs, files, announced, Changes::announced);
+    derive_joined(*src, {"p/1", "p/1/gids"}, files, unannounced);
+  };
+  pass();
+  now += std::chrono::seconds(61);
+  pass();
+  CHECK(announced == 1);
+  CHECK(unannounced == 2);  // the refresh period
+  now += std::chrono::seconds(540);
+  pass();
+  CHECK(announced == 2);
+  CHECK(src->stats().announcements_unavailable == "no feed");
+  tree.write("p/1/gids/0", "b\n");  // inotify still ends it at once
+  pass();
+  CHECK(announced == 3);
+}
+
+TEST_CASE("a change announced forgets announced values at once and once more after settling",
+          "[cached_file_source]") {
+  CacheTree tree;
+  tree.write("p/1/gids/0", "a\n");
+  tree.write("d/fw_ver", "1\n");
+  auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+  auto feed = std::make_shared<ScriptedFeed>();
+  auto options = clocked_options(now);
+  options.announcements = feed;
+  options.announcement_settle = std::chrono::seconds(2);
+  const auto src = make_cached_file_source(tree.root().string(), options);
+  const std::vector<std::string> inputs = {"p/1/gids"};
+  int announced = 0;
+  int unannounced = 0;
+  const auto pass = [&] {
+    src->begin_pass();
+    derive_joined(*src, inputs, {"p/1/gids/0"}, announced, Changes::announced);
+    derive_joined(*src, {"d"}, {"d/fw_ver"}, unannounced);
+    now += std::chrono::seconds(1);
+  };
+  pass();
+  pass();
+  CHECK(feed->asked == 2);
+  CHECK(announced == 1);
+  const auto opens = src->stats().opens;
+  feed->pending = true;
+  pass();  // at once: made again, from files read again (not from the kept values)
+  CHECK(announced == 2);
+  CHECK(src->stats().opens == opens + 1);
+  pass();  // 1 s later: resting
+  CHECK(announced == 2);
+  pass();  // 2 s after the change: the kernel's work queue has run; made again
+  CHECK(announced == 3);
+  pass();
+  pass();
+  CHECK(announced == 3);
+  CHECK(src->stats().announced_forgets == 2);
+  CHECK(unannounced == 1);  // not announced: not forgotten
+
+  SECTION("changes that keep coming forget at most once per settling time") {
+    for (int i = 0; i < 6; ++i) {
+      feed->pending = true;
+      pass();
+    }
+    CHECK(announced == 6);  // at 0, 2 and 4 s of the six
+    pass();                 // 1 s after the last change, 2 s after the last forget
+    CHECK(announced == 7);
+    pass();
+    CHECK(announced == 7);
+    pass();  // settled: 2 s after the last forget, 3 s after the last change
+    CHECK(announced == 8);
+    pass();
+    pass();
+    CHECK(announced == 8);
+  }
+  SECTION("a feed that cannot announce is not asked, and says why") {
+    feed->why = "netlink socket: Operation not permitted";
+    feed->pending = true;
+    pass();
+    CHECK(feed->asked == 7);
+    CHECK(announced == 3);
+    CHECK(src->stats().announcements_unavailable == feed->why);
+  }
+}
+
 TEST_CASE("nothing is kept of a derivation that made nothing, nor by the plain source",
           "[cached_file_source]") {
   CacheTree tree;
@@ -660,8 +769,8 @@ TEST_CASE("nothing is kept of a derivation that made nothing, nor by the plain s
     ++makes;
     return Derived{};
   };
-  cached->derive_static("p/1/gids", inputs, vanished);
-  cached->derive_static("p/1/gids", inputs, vanished);
+  cached->derive_static("p/1/gids", inputs, Changes::unannounced, vanished);
+  cached->derive_static("p/1/gids", inputs, Changes::unannounced, vanished);
   CHECK(makes == 2);
   makes = 0;
   derive_joined(*plain, inputs, {"p/1/gids/0"}, makes);

@@ -4,6 +4,7 @@
 #include "exporters/prometheus/exporter_service.h"
 
 #include <poll.h>
+#include <sys/socket.h>
 
 #include <atomic>
 #include <catch2/catch.hpp>
