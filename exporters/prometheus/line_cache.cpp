@@ -22,7 +22,7 @@ void append_sample_head(std::string& out, std::string_view name, const Labels& l
   line.text(' ');
 }
 
-std::string_view MetricsLineCache::series_head(std::size_t at, const Series& series) {
+MetricsLineCache::SeriesLine MetricsLineCache::series_line(std::size_t at, const Series& series) {
   if (at >= series_.size()) series_.resize(at + 1);
   SeriesHead& kept = series_[at];
   if (!kept.name.shares_with(series.name) || !kept.labels.shares_with(series.labels)) {
@@ -30,8 +30,9 @@ std::string_view MetricsLineCache::series_head(std::size_t at, const Series& ser
     kept.labels = series.labels;
     kept.head.clear();
     append_sample_head(kept.head, series.name.str(), series.labels);
+    kept.family = nullptr;
   }
-  return kept.head;
+  return SeriesLine{kept.head, kept.family};
 }
 
 const MetricsLineCache::RawRun& MetricsLineCache::raw_run(std::size_t at, const std::string& family,

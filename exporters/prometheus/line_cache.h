@@ -29,8 +29,15 @@ void append_sample_head(std::string& out, std::string_view name, const Labels& l
 
 class MetricsLineCache {
  public:
-  /// The head of the line of `series`, the `at`-th canonical series of the page's walk.
-  std::string_view series_head(std::size_t at, const Series& series);
+  struct FamilyText;
+  /// The line of the `at`-th canonical series of the page's walk, up to its value, and the
+  /// family its page text goes to: null until the writer sets it, and again whenever the series
+  /// at `at` is another (a family is never removed, so the pointer stays valid).
+  struct SeriesLine {
+    std::string_view head;
+    FamilyText*& family;
+  };
+  SeriesLine series_line(std::size_t at, const Series& series);
 
   /// One raw counter map's lines: the heads of the counters `filter` admits, in the map's
   /// order, one after another in `heads`; `ends[k]` ends the k-th, whose value is
@@ -69,6 +76,7 @@ class MetricsLineCache {
     SharedText name;
     SharedLabels labels;
     std::string head;
+    FamilyText* family = nullptr;
   };
   std::vector<SeriesHead> series_;
   std::vector<RawRun> raw_;

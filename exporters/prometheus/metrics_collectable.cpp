@@ -140,10 +140,13 @@ class TextFamilySet {
   }
 
   void add_series(const Series& series) {
-    std::string& lines = family(series.name).lines;
-    const std::string_view head = cache_->series_head(series_at_++, series);
-    LineWriter line(lines, head.size() + LineWriter::kMaxValueText + 1);
-    line.text(head);
+    // A port's series go to a new family each: the family found once per position in the
+    // page's walk, not looked up by name per series (2.5% of a collection, issue 18).
+    const MetricsLineCache::SeriesLine kept = cache_->series_line(series_at_++, series);
+    if (kept.family == nullptr) kept.family = &family(series.name);
+    std::string& lines = on_this_page(*kept.family).lines;
+    LineWriter line(lines, kept.head.size() + LineWriter::kMaxValueText + 1);
+    line.text(kept.head);
     line.value(series.value);
     line.text('\n');
   }
@@ -191,14 +194,17 @@ class TextFamilySet {
         const FamilyHeader header = family_header(name);
         append_family_head(family.head, name, header.help, header.type);
       }
-      if (family.page != page_) {  // the first sample of this page: last page's lines go
-        family.lines.clear();
-        family.page = page_;
-      }
-      last_ = &family;
+      last_ = &on_this_page(family);
       last_name_ = name;
     }
     return *last_;
+  }
+  Family& on_this_page(Family& family) const {
+    if (family.page != page_) {  // the first sample of this page: last page's lines go
+      family.lines.clear();
+      family.page = page_;
+    }
+    return family;
   }
   static void append_value_end(std::string& lines, double value) {
     LineWriter line(lines, LineWriter::kMaxValueText + 1);
