@@ -1,6 +1,8 @@
-// Which rtnetlink notifications may change a RoCE GID table: on messages built here with libmnl
-// as net/core/rtnetlink.c rtnl_fill_ifinfo and net/ipv4/devinet.c inet_fill_ifaddr lay them out
-// (the kernel test tests/kernel/route_change_feed_kernel_test.cpp takes them from a real socket).
+// Which rtnetlink notifications may change a RoCE GID table: on the notifications of a netdev's
+// life captured from Linux 6.18 (tests/fixtures/netlink/README.md says how), and on messages
+// built here with libmnl as net/core/rtnetlink.c rtnl_fill_ifinfo and net/ipv4/devinet.c
+// inet_fill_ifaddr lay them out (tests/kernel/route_change_feed_kernel_test.cpp reads a real
+// socket).
 #include <libmnl/libmnl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "collector/parse/route_events_parse.h"
+#include "tests/support/netlink_fixture.h"
 #include "tests/support/nldev_messages.h"
 
 namespace rdmatop {
@@ -54,6 +57,24 @@ bool changes(const std::vector<std::uint8_t>& bytes, KnownLinks& known) {
   auto result = gid_events_in(bytes, known);
   REQUIRE(result.ok());
   return *result;
+}
+
+TEST_CASE("a captured netdev life: every step counts but the carrier's", "[route_events]") {
+  // Expected from the kernel's code before the capture was read: roce_gid_mgmt.c changes GIDs
+  // on a netdev made, set up or down, given another MAC address, renamed (the ndevs/ text) or
+  // removed, and on every address; link-watch's carrier notifications carry none of that.
+  const std::vector<std::pair<std::string, bool>> steps = {
+      {"01_create", true},      {"02_up", true},           {"03_addr_add", true},
+      {"04_carrier_on", false}, {"05_carrier_off", false}, {"06_mac", true},
+      {"07_addr6_add", true},   {"08_addr_del", true},     {"09_down", true},
+      {"10_rename", true},      {"11_delete", true}};
+  KnownLinks known;
+  for (const auto& [step, expected] : steps) {
+    INFO(step);
+    const auto bytes = test::netlink_fixture("rtnl_events_" + step + "_captured.bin");
+    CHECK(changes(bytes, known) == expected);
+  }
+  CHECK(known.empty());  // the one netdev was removed at the end
 }
 
 TEST_CASE("a netdev's link messages count when what GIDs depend on changes", "[route_events]") {
