@@ -71,6 +71,11 @@ if(TARGET rdmatop)
   add_test(NAME vm.rdma_processes
            COMMAND ${RDMATOP_VM_RUN} --timeout 240
                    -- bash ${RDMATOP_VM_CASES}/rdma-processes.sh $<TARGET_FILE:rdmatop>)
+  # GID tables read again on rtnetlink's announcements, not at the 60 s refresh.
+  list(APPEND RDMATOP_VM_TESTS vm.gid_announced)
+  add_test(NAME vm.gid_announced
+           COMMAND ${RDMATOP_VM_RUN} --timeout 240
+                   -- bash ${RDMATOP_VM_CASES}/gid-announced.sh $<TARGET_FILE:rdmatop>)
 endif()
 
 set_tests_properties(${RDMATOP_VM_TESTS} PROPERTIES LABELS vm SKIP_RETURN_CODE 77 TIMEOUT 280
