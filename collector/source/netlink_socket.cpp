@@ -36,6 +36,15 @@ NetlinkSocket::~NetlinkSocket() {
   if (nl_ != nullptr) ::mnl_socket_close(nl_);
 }
 
+Result<bool> NetlinkSocket::listen_all_namespaces() {
+  if (unavailable_) return *unavailable_;
+  int on = 1;
+  if (::mnl_socket_setsockopt(nl_, NETLINK_LISTEN_ALL_NSID, &on, sizeof(on)) < 0) {
+    return errno_error(errno, "NETLINK_LISTEN_ALL_NSID");
+  }
+  return true;
+}
+
 Result<bool> NetlinkSocket::send(std::span<const std::uint8_t> request) {
   if (unavailable_) return *unavailable_;
   if (::mnl_socket_sendto(nl_, request.data(), request.size()) < 0) {

@@ -26,6 +26,9 @@ class NetlinkSocket {
   NetlinkSocket& operator=(const NetlinkSocket&) = delete;
   ~NetlinkSocket();
 
+  /// Also receives the notifications of every network namespace that has an id in this one
+  /// (NETLINK_LISTEN_ALL_NSID, netlink(7); Linux 4.2, CAP_NET_BROADCAST).
+  Result<bool> listen_all_namespaces();
   /// Why the socket could not be opened, if it could not.
   const std::optional<Error>& unavailable() const { return unavailable_; }
   Result<bool> send(std::span<const std::uint8_t> request);

@@ -13,11 +13,21 @@ namespace {
 
 class RouteChangeFeed final : public ChangeFeed {
  public:
-  RouteChangeFeed()
-      : socket_(NETLINK_ROUTE, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR) {}
+  explicit RouteChangeFeed(Namespaces namespaces)
+      : socket_(NETLINK_ROUTE, RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR) {
+    // Without the other namespaces (EPERM without CAP_NET_BROADCAST) an address of an upper
+    // device in a container's namespace would go unannounced: the feed then announces nothing,
+    // and GID tables keep the plain refresh period. Links of several namespaces share
+    // KnownLinks by ifindex: a clash can make a notification count that would not have.
+    if (namespaces == Namespaces::all_with_id && !socket_.unavailable()) {
+      if (auto listening = socket_.listen_all_namespaces(); !listening) {
+        problem_ = listening.error().message + " (other network namespaces' addresses)";
+      }
+    }
+  }
 
   bool changed() override {
-    if (socket_.unavailable()) return false;
+    if (!unavailable().empty()) return false;
     bool changed = false;
     // Bounded, so that a flood of notifications cannot hold a pass: what is left waits for the
     // next one, and counts as a change now.
@@ -39,19 +49,20 @@ class RouteChangeFeed final : public ChangeFeed {
 
   std::string unavailable() const override {
     const auto& why = socket_.unavailable();
-    return why ? why->message : std::string();
+    return why ? why->message : problem_;
   }
 
  private:
   static constexpr int kMaxDatagramsPerPass = 4096;
   NetlinkSocket socket_;
+  std::string problem_;  ///< why the other namespaces are not listened to
   KnownLinks known_;
 };
 
 }  // namespace
 
-std::unique_ptr<ChangeFeed> make_route_change_feed() {
-  return std::make_unique<RouteChangeFeed>();
+std::unique_ptr<ChangeFeed> make_route_change_feed(Namespaces namespaces) {
+  return std::make_unique<RouteChangeFeed>(namespaces);
 }
 
 }  // namespace rdmatop

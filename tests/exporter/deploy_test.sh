@@ -60,7 +60,7 @@ check_args "systemd unit ExecStart" "$@"
 for hiding in '^ProtectProc=invisible' '^ProcSubset=pid' '^PrivateDevices=yes' '^PrivateNetwork=yes'; do
   ! grep -q "$hiding" "$unit" || fail "unit: $hiding hides a source the exporter reads"
 done
-for cap in CAP_NET_ADMIN CAP_IPC_LOCK; do
+for cap in CAP_NET_ADMIN CAP_IPC_LOCK CAP_NET_BROADCAST; do
   grep -q "^AmbientCapabilities=.*$cap" "$unit" || fail "unit: $cap not granted"
   grep -q "^CapabilityBoundingSet=.*$cap" "$unit" || fail "unit: $cap not in the bounding set"
 done
@@ -119,7 +119,7 @@ for path in ("/sys", "/dev/infiniband"):
 caps = container.get("securityContext", {}).get("capabilities", {})
 if caps.get("drop") != ["ALL"]:
     problems.append("capabilities: not drop ALL")
-for cap in ("NET_ADMIN", "IPC_LOCK"):
+for cap in ("NET_ADMIN", "IPC_LOCK", "NET_BROADCAST"):
     if cap not in caps.get("add", []):
         problems.append(f"capabilities: {cap} not added")
 args = container.get("args", [])

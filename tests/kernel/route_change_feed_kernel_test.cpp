@@ -3,6 +3,11 @@
 // `ip`, each step's notifications read from the real socket; then the caching source on this
 // namespace's sysfs keeping an announced value past the refresh period and forgetting it when
 // an address is added.
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <array>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <iostream>
@@ -68,7 +73,8 @@ bool announced(ChangeFeed& feed) {
 
 TEST_CASE("the route feed announces address and identity changes, not carrier flaps",
           "[kernel][route_feed]") {
-  const auto feed = make_route_change_feed();
+  // This namespace's notifications alone: the peer's own, from its namespace, would count.
+  const auto feed = make_route_change_feed(Namespaces::own);
   REQUIRE(feed->unavailable().empty());
   CHECK_FALSE(announced(*feed));
   Link link;
@@ -94,6 +100,58 @@ TEST_CASE("the route feed announces address and identity changes, not carrier fl
   must_run({"ip", "link", "del", "rtd1"});
   CHECK(announced(*feed));
   CHECK_FALSE(announced(*feed));
+}
+
+TEST_CASE("an address added in another namespace with an id here is announced too",
+          "[kernel][route_feed]") {
+  // A macvlan on a RoCE netdev moved into a container's namespace adds its addresses to the
+  // port's GID table (roce_gid_mgmt.c walks every namespace); the veth's peer stands for it.
+  const auto all = make_route_change_feed();
+  const auto own = make_route_change_feed(Namespaces::own);
+  Link link;  // its peer made in the other namespace, which so gets an id here
+  (void)all->changed();
+  (void)own->changed();
+  must_run({"ip", "-n", kPeerNamespace, "addr", "add", "198.51.100.9/24", "dev", "rtp0"});
+  CHECK(announced(*all));
+  CHECK_FALSE(announced(*own));
+  CHECK_FALSE(announced(*all));
+}
+
+/// CAP_NET_BROADCAST out of this thread's effective set while it lives (capget/capset(2) act
+/// on the calling thread; the permitted set keeps it, so it comes back).
+class WithoutNetBroadcast {
+ public:
+  WithoutNetBroadcast() {
+    header_.version = _LINUX_CAPABILITY_VERSION_3;
+    REQUIRE(::syscall(SYS_capget, &header_, data_.data()) == 0);
+    saved_ = data_;
+    data_[CAP_NET_BROADCAST / 32].effective &= ~(1U << (CAP_NET_BROADCAST % 32));
+    REQUIRE(::syscall(SYS_capset, &header_, data_.data()) == 0);
+  }
+  WithoutNetBroadcast(const WithoutNetBroadcast&) = delete;
+  WithoutNetBroadcast& operator=(const WithoutNetBroadcast&) = delete;
+  ~WithoutNetBroadcast() { (void)::syscall(SYS_capset, &header_, saved_.data()); }
+
+ private:
+  __user_cap_header_struct header_{};
+  std::array<__user_cap_data_struct, 2> data_{};
+  std::array<__user_cap_data_struct, 2> saved_{};
+};
+
+TEST_CASE("without CAP_NET_BROADCAST the feed announces nothing and says why",
+          "[kernel][route_feed]") {
+  std::unique_ptr<ChangeFeed> feed;
+  {
+    const WithoutNetBroadcast without;
+    feed = make_route_change_feed();
+  }
+  INFO(feed->unavailable());
+  CHECK(feed->unavailable().find("NETLINK_LISTEN_ALL_NSID") != std::string::npos);
+  Link link;
+  CHECK_FALSE(feed->changed());  // a new netdev, not announced: GID tables keep 60 s
+  // This namespace alone needs no capability.
+  const WithoutNetBroadcast without;
+  CHECK(make_route_change_feed(Namespaces::own)->unavailable().empty());
 }
 
 TEST_CASE("on sysfs an announced value outlives the refresh period until an address is added",
