@@ -79,7 +79,9 @@ class CachedDirectorySource final : public CachedFileSource {
   CachedDirectorySource(std::string root, FileCacheOptions options)
       : root_(normalize_root(std::move(root))),
         options_(std::move(options)),
-        inner_(make_directory_file_source(root_, options_.max_read_size)) {
+        inner_(make_directory_file_source(root_, options_.max_read_size)),
+        announcing_(options_.announcements != nullptr &&
+                    options_.announcements->unavailable().empty()) {
     options_.max_open_files = descriptor_budget(options_.max_open_files);
     if (!options_.clock) options_.clock = [] { return CacheClock::now(); };
     if (!options_.pread)
@@ -342,8 +344,8 @@ class CachedDirectorySource final : public CachedFileSource {
       ++stats_.derived_made;
       const bool announced =
           changes == Changes::announced &&
-          (announcing() || std::all_of(inputs.begin(), inputs.end(),
-                                       [&](const std::string& dir) { return notifies(dir); }));
+          (announcing_ || std::all_of(inputs.begin(), inputs.end(),
+                                      [&](const std::string& dir) { return notifies(dir); }));
       // Dated by its oldest value, so that it ends when that value's refresh period does.
       derived_.insert_or_assign(
           std::string(key),
@@ -365,17 +367,13 @@ class CachedDirectorySource final : public CachedFileSource {
   }
 
  private:
-  bool announcing() const {
-    return options_.announcements != nullptr && options_.announcements->unavailable().empty();
-  }
-
   /// Forgets the announced values (and the files they were made from) when the feed reports a
   /// change: at once, and again announcement_settle after the last change, since the kernel
   /// updates a GID table in a work queue after the notification (roce_gid_mgmt.c); never more
   /// than once per announcement_settle while changes keep coming (a host making netdevs for
   /// containers).
   void take_announcements() const {
-    if (!announcing()) return;
+    if (!announcing_) return;
     const auto now = options_.clock();
     if (options_.announcements->changed()) last_announced_ = now;
     if (!last_announced_) return;
@@ -740,6 +738,8 @@ class CachedDirectorySource final : public CachedFileSource {
   std::string root_;
   FileCacheOptions options_;
   std::unique_ptr<FileSource> inner_;
+  /// Whether `announcements` works (decided when it subscribed, ChangeFeed::unavailable).
+  const bool announcing_;
   mutable std::mutex mutex_;
   // The maps by path are looked up by the caller's string_view on every read, without building
   // a key string (a path is longer than a string's inline storage: an allocation each).

@@ -14,7 +14,8 @@ class ChangeFeed {
   /// an announced value (FileSource::derive_static with Changes::announced), or when what
   /// arrived cannot be told apart (notifications lost or damaged).
   virtual bool changed() = 0;
-  /// Why nothing can be announced (the subscription failed); "" while the feed works.
+  /// Why nothing can be announced (the subscription failed); "" when the feed works. Settled
+  /// when the feed is made: a caching source asks once.
   virtual std::string unavailable() const = 0;
 };
 

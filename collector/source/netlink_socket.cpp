@@ -10,8 +10,6 @@
 
 namespace rdmatop {
 
-NetlinkSocket::NetlinkSocket(int bus) : NetlinkSocket(bus, 0) {}
-
 NetlinkSocket::NetlinkSocket(int bus, unsigned groups) {
   nl_ = ::mnl_socket_open2(bus, SOCK_CLOEXEC);
   if (nl_ == nullptr) {
@@ -53,37 +51,36 @@ Result<bool> NetlinkSocket::send(std::span<const std::uint8_t> request) {
   return true;
 }
 
-Result<std::span<const std::uint8_t>> NetlinkSocket::receive_into_scratch() {
+Result<std::span<const std::uint8_t>> NetlinkSocket::receive_into_scratch(int flags) {
   if (unavailable_) return *unavailable_;
   // Dump datagrams are at most 32 KiB (netlink_dump's max_recvmsg_len cap); MNL_SOCKET_BUFFER_SIZE
   // (8 KiB) would truncate them. Sized once: a buffer made per datagram was zero-filled each
   // time, 32 KiB per answer of a one-message reply.
   if (scratch_.empty()) scratch_.resize(32768);
-  const ssize_t n = ::mnl_socket_recvfrom(nl_, scratch_.data(), scratch_.size());
+  const ssize_t n =
+      ::recv(::mnl_socket_get_fd(nl_), scratch_.data(), scratch_.size(), flags | MSG_TRUNC);
   if (n < 0) return errno_error(errno, "netlink receive");
+  // MSG_TRUNC: n is the datagram's real length, so a cut one shows as longer than the buffer
+  // (ENOSPC, as libmnl's mnl_socket_recvfrom says it).
+  if (static_cast<std::size_t>(n) > scratch_.size()) {
+    return Error{ENOSPC, "netlink receive: a datagram of " + std::to_string(n) + " bytes was cut"};
+  }
   return std::span<const std::uint8_t>(scratch_.data(), static_cast<std::size_t>(n));
 }
 
 Result<std::optional<std::span<const std::uint8_t>>> NetlinkSocket::receive_queued() {
-  if (unavailable_) return *unavailable_;
-  if (scratch_.empty()) scratch_.resize(32768);
-  const ssize_t n =
-      ::recv(::mnl_socket_get_fd(nl_), scratch_.data(), scratch_.size(), MSG_DONTWAIT | MSG_TRUNC);
-  if (n < 0) {
-    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+  auto datagram = receive_into_scratch(MSG_DONTWAIT);
+  if (!datagram) {
+    if (datagram.error().code == EAGAIN || datagram.error().code == EWOULDBLOCK) {
       return std::optional<std::span<const std::uint8_t>>();
     }
-    return errno_error(errno, "netlink receive");
+    return datagram.error();
   }
-  // MSG_TRUNC: n is the datagram's real length, so a cut one shows as longer than the buffer.
-  if (static_cast<std::size_t>(n) > scratch_.size()) {
-    return Error{EMSGSIZE, "netlink: a datagram of " + std::to_string(n) + " bytes was cut"};
-  }
-  return std::optional(std::span<const std::uint8_t>(scratch_.data(), static_cast<std::size_t>(n)));
+  return std::optional(*datagram);
 }
 
 Result<std::vector<std::uint8_t>> NetlinkSocket::receive() {
-  auto datagram = receive_into_scratch();
+  auto datagram = receive_into_scratch(0);
   if (!datagram) return datagram.error();
   return std::vector<std::uint8_t>(datagram->begin(), datagram->end());
 }
@@ -94,7 +91,7 @@ Result<std::vector<std::uint8_t>> NetlinkSocket::exchange(
   if (auto sent = send(request); !sent) return sent.error();
   std::vector<std::uint8_t> reply;
   for (;;) {
-    auto datagram = receive_into_scratch();
+    auto datagram = receive_into_scratch(0);
     if (!datagram) return datagram.error();
     if (datagram->empty()) return Error{EPROTO, "netlink: empty datagram"};
     reply.insert(reply.end(), datagram->begin(), datagram->end());

@@ -17,11 +17,10 @@ namespace rdmatop {
 
 class NetlinkSocket {
  public:
-  /// Opens and binds a socket on `bus` in the network namespace of the calling thread.
-  explicit NetlinkSocket(int bus);
-  /// The same, also subscribed to the multicast `groups` (a bitmask of the bus's legacy group
-  /// bits, such as RTMGRP_LINK): notifications then wait in the socket's queue.
-  NetlinkSocket(int bus, unsigned groups);
+  /// Opens and binds a socket on `bus` in the network namespace of the calling thread,
+  /// subscribed to the multicast `groups` (a bitmask of the bus's legacy group bits, such as
+  /// RTMGRP_LINK; 0: none), whose notifications then wait in the socket's queue.
+  explicit NetlinkSocket(int bus, unsigned groups = 0);
   NetlinkSocket(const NetlinkSocket&) = delete;
   NetlinkSocket& operator=(const NetlinkSocket&) = delete;
   ~NetlinkSocket();
@@ -48,8 +47,9 @@ class NetlinkSocket {
       const std::function<bool(std::span<const std::uint8_t>)>& complete);
 
  private:
-  /// The newest datagram, in a buffer kept between receives.
-  Result<std::span<const std::uint8_t>> receive_into_scratch();
+  /// The newest datagram, in a buffer kept between receives; `flags` for recv(2)
+  /// (MSG_DONTWAIT), a cut datagram is ENOSPC.
+  Result<std::span<const std::uint8_t>> receive_into_scratch(int flags);
 
   mnl_socket* nl_ = nullptr;
   std::optional<Error> unavailable_;

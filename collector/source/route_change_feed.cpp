@@ -27,7 +27,7 @@ class RouteChangeFeed final : public ChangeFeed {
   }
 
   bool changed() override {
-    if (!unavailable().empty()) return false;
+    if (socket_.unavailable() || !problem_.empty()) return false;
     bool changed = false;
     // Bounded, so that a flood of notifications cannot hold a pass: what is left waits for the
     // next one, and counts as a change now.
@@ -37,7 +37,7 @@ class RouteChangeFeed final : public ChangeFeed {
         // Notifications lost (ENOBUFS: the queue overran; the next receive goes on with what
         // came after) or cut: what changed cannot be told. Any other error ends this pass.
         changed = true;
-        if (datagram.error().code == ENOBUFS || datagram.error().code == EMSGSIZE) continue;
+        if (datagram.error().code == ENOBUFS || datagram.error().code == ENOSPC) continue;
         return true;
       }
       if (!*datagram) return changed;

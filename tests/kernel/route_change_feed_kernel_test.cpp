@@ -65,41 +65,38 @@ class Link {
   std::string name = kLink;
 };
 
-/// Whether the feed reports a change for what `ip` just did: the kernel queues its
-/// notifications before the command exits (rtnetlink sends them under the RTNL lock).
-bool announced(ChangeFeed& feed) {
-  return feed.changed();
-}
-
 TEST_CASE("the route feed announces address and identity changes, not carrier flaps",
           "[kernel][route_feed]") {
   // This namespace's notifications alone: the peer's own, from its namespace, would count.
+  // Each step is checked right after `ip` exits: rtnetlink queues a command's notifications
+  // before answering it (they are sent under the RTNL lock); the carrier steps wait for
+  // link-watch (Link::peer).
   const auto feed = make_route_change_feed(Namespaces::own);
   REQUIRE(feed->unavailable().empty());
-  CHECK_FALSE(announced(*feed));
+  CHECK_FALSE(feed->changed());
   Link link;
-  CHECK(announced(*feed));  // a new netdev (it may be an upper device of a RoCE netdev)
-  CHECK_FALSE(announced(*feed));
+  CHECK(feed->changed());  // a new netdev (it may be an upper device of a RoCE netdev)
+  CHECK_FALSE(feed->changed());
   must_run({"ip", "link", "set", kLink, "up"});
-  CHECK(announced(*feed));
+  CHECK(feed->changed());
   must_run({"ip", "addr", "add", "192.0.2.1/24", "dev", kLink});
-  CHECK(announced(*feed));
+  CHECK(feed->changed());
   Link::peer("up");  // carrier on
-  CHECK_FALSE(announced(*feed));
+  CHECK_FALSE(feed->changed());
   Link::peer("down");  // carrier off
-  CHECK_FALSE(announced(*feed));
+  CHECK_FALSE(feed->changed());
   must_run({"ip", "link", "set", kLink, "address", "02:00:00:00:00:99"});
-  CHECK(announced(*feed));
+  CHECK(feed->changed());
   must_run({"ip", "addr", "del", "192.0.2.1/24", "dev", kLink});
-  CHECK(announced(*feed));
+  CHECK(feed->changed());
   must_run({"ip", "link", "set", kLink, "down"});
-  CHECK(announced(*feed));
+  CHECK(feed->changed());
   must_run({"ip", "link", "set", kLink, "name", "rtd1"});
   link.name = "rtd1";
-  CHECK(announced(*feed));
+  CHECK(feed->changed());
   must_run({"ip", "link", "del", "rtd1"});
-  CHECK(announced(*feed));
-  CHECK_FALSE(announced(*feed));
+  CHECK(feed->changed());
+  CHECK_FALSE(feed->changed());
 }
 
 TEST_CASE("an address added in another namespace with an id here is announced too",
@@ -112,9 +109,9 @@ TEST_CASE("an address added in another namespace with an id here is announced to
   (void)all->changed();
   (void)own->changed();
   must_run({"ip", "-n", kPeerNamespace, "addr", "add", "198.51.100.9/24", "dev", "rtp0"});
-  CHECK(announced(*all));
-  CHECK_FALSE(announced(*own));
-  CHECK_FALSE(announced(*all));
+  CHECK(all->changed());
+  CHECK_FALSE(own->changed());
+  CHECK_FALSE(all->changed());
 }
 
 /// CAP_NET_BROADCAST out of this thread's effective set while it lives (capget/capset(2) act
