@@ -129,6 +129,8 @@ struct PortView {
   Labels labels;               ///< device, netdev, port: port_base_labels
   /// Per RawSource, the term slots of the map read (TermSlots); null without a cache.
   std::array<std::vector<std::int32_t>*, kRawSources> slots{};
+  /// `labels` are those of the port at `ordinal` in the previous snapshot's walk (LabelMemory).
+  bool labels_as_before = false;
 };
 
 /// device, port, netdev (omitted when empty: Prometheus treats an empty label as absent),
@@ -230,22 +232,58 @@ class LabelDraft {
   std::size_t size_ = 0;
 };
 
+/// What a table series' labels are made of (LabelMemory): the port's place in the walk, the
+/// counter table's group, and whether the series is the group's saturation gauge. Never 0, the
+/// recipe of the series made otherwise.
+constexpr std::uint64_t kNoRecipe = 0;
+std::uint64_t label_recipe(const PortView& view, std::size_t group, bool saturated) {
+  return ((std::uint64_t{view.ordinal} + 1) << 32) | (2 * group + (saturated ? 1 : 0));
+}
+
 class SeriesSink {
  public:
   /// `previous`: last tick's series in the order they were made: a series takes over the name,
   /// labels and origin its position had there where they are equal (shared_text.h, labels.h).
-  SeriesSink(std::vector<Series>& out, std::span<const SeriesShape> previous = {})
-      : out_(out), previous_(previous) {}
+  /// `memory`: their recipes (LabelMemory), replaced by this walk's when the sink is done.
+  SeriesSink(std::vector<Series>& out, std::span<const SeriesShape> previous = {},
+             LabelMemory* memory = nullptr)
+      : out_(out), previous_(previous), memory_(memory) {
+    if (memory_ != nullptr) recipes_.reserve(memory_->recipes.size());
+  }
+  ~SeriesSink() {
+    if (memory_ != nullptr) memory_->recipes = std::move(recipes_);
+  }
+  SeriesSink(const SeriesSink&) = delete;
+  SeriesSink& operator=(const SeriesSink&) = delete;
+
+  /// A series of the counter table for the port of `view`, made from `recipe`: where its
+  /// position's series last tick had the same recipe and the port's labels are as they were,
+  /// it takes that series' labels, else those `draft()` makes (compared as add_fixed does).
+  template <class Draft>
+  void add_table(const PortView& view, std::uint64_t recipe, const Draft& draft,
+                 const SharedText& name, SeriesKind kind, double value, double wrap_modulus,
+                 const SharedText& origin, double saturation_value = 0) {
+    const std::size_t at = out_.size();
+    if (view.labels_as_before && memory_ != nullptr && at < previous_.size() &&
+        at < memory_->recipes.size() && memory_->recipes[at] == recipe && std::isfinite(value)) {
+      push(Series{name, previous_[at].labels, kind, value, wrap_modulus, saturation_value, origin},
+           recipe);
+      return;
+    }
+    add_fixed(name, draft(), kind, value, wrap_modulus, origin, saturation_value, recipe);
+  }
 
   /// A series whose name and origin are the same strings at every tick (the counter table's):
   /// only its labels are compared with last tick's.
   void add_fixed(const SharedText& name, const LabelDraft& labels, SeriesKind kind, double value,
-                 double wrap_modulus, const SharedText& origin, double saturation_value = 0) {
+                 double wrap_modulus, const SharedText& origin, double saturation_value = 0,
+                 std::uint64_t recipe = kNoRecipe) {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
     const std::size_t at = out_.size();
     const bool was_equal = at < previous_.size() && labels.matches(previous_[at].labels);
-    out_.push_back(Series{name, was_equal ? previous_[at].labels : SharedLabels(labels.make()),
-                          kind, value, wrap_modulus, saturation_value, origin});
+    push(Series{name, was_equal ? previous_[at].labels : SharedLabels(labels.make()), kind, value,
+                wrap_modulus, saturation_value, origin},
+         recipe);
   }
 
   /// A series whose name and origin are made here: each is last tick's string where equal.
@@ -260,8 +298,15 @@ class SeriesSink {
   }
 
  private:
+  void push(Series series, std::uint64_t recipe) {
+    out_.push_back(std::move(series));
+    if (memory_ != nullptr) recipes_.push_back(recipe);
+  }
+
   std::vector<Series>& out_;
   std::span<const SeriesShape> previous_;
+  LabelMemory* memory_;
+  std::vector<std::uint64_t> recipes_;  ///< per series made, its recipe
 };
 
 // ------------------------------------------------------------------------------------------
@@ -275,7 +320,9 @@ bool wanted_group(const Group& group, SeriesFilter wanted) {
 }
 
 void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wanted = {}) {
-  for (const Group& group : expanded_groups()) {
+  const std::vector<Group>& groups = expanded_groups();
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const Group& group = groups[g];
     if (!wanted_group(group, wanted)) continue;
     for (const Alternative& alt : group.alternatives) {
       if (!applies(view, alt.driver, alt.first_source)) continue;
@@ -290,22 +337,29 @@ void add_table_series(const PortView& view, SeriesSink& sink, SeriesFilter wante
         value += static_cast<double>(*raw) * term.row->scale;
       }
       if (!complete) continue;
-      const LabelDraft labels(
-          view, {{group.label.name, group.label.value}, {group.index_label, group.index}});
       // Summed terms share width and scale (checked at compile time): one modulus fits all. A
       // sum of saturating terms has no single ceiling, so only a lone term can saturate.
       const double ceiling = alt.terms.size() == 1 ? saturation_value(*alt.terms.front().row) : 0;
-      sink.add_fixed(group.name, labels, SeriesKind::counter, value,
-                     wrap_modulus(*alt.terms.front().row), alt.origin, ceiling);
+      sink.add_table(
+          view, label_recipe(view, g, false),
+          [&] {
+            return LabelDraft(
+                view, {{group.label.name, group.label.value}, {group.index_label, group.index}});
+          },
+          group.name, SeriesKind::counter, value, wrap_modulus(*alt.terms.front().row), alt.origin,
+          ceiling);
       // One gauge per saturating counter, 0 or 1, so that "not saturated" is a reading and
       // not an absence (a rule over it can tell "fine" from "no such counter here").
       if (ceiling > 0) {
         static const SharedText kSaturated("rdma_saturated");
-        sink.add_fixed(kSaturated,
-                       LabelDraft(view, {{group.label.name, group.label.value},
-                                         {group.index_label, group.index},
-                                         {"counter", group.series}}),
-                       SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, alt.origin);
+        sink.add_table(
+            view, label_recipe(view, g, true),
+            [&] {
+              return LabelDraft(view, {{group.label.name, group.label.value},
+                                       {group.index_label, group.index},
+                                       {"counter", group.series}});
+            },
+            kSaturated, SeriesKind::gauge, value >= ceiling ? 1 : 0, 0, alt.origin);
       }
       break;
     }
@@ -418,10 +472,23 @@ void add_mlx5_pfc_enabled(const PortView& view, SeriesSink& sink) {
   }
 }
 
+/// Sets view.labels_as_before, and keeps the view's labels for the next walk.
+void remember_port_labels(LabelMemory& memory, PortView& view) {
+  std::vector<Labels>& last = memory.port_labels;
+  if (view.ordinal < last.size() && last[view.ordinal] == view.labels) {
+    view.labels_as_before = true;
+    return;
+  }
+  if (view.ordinal >= last.size()) last.resize(view.ordinal + 1);
+  last[view.ordinal] = view.labels;
+}
+
 /// Calls `visit(view)` for every port of the snapshot (the normalizer's one port walk).
 /// `term_slots`: where the views find their maps' term slots; nullptr to look names up.
+/// `memory`: the ports' labels of the last walk, replaced by this walk's; nullptr: none.
 template <class Visit>
-void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, Visit&& visit) {
+void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, LabelMemory* memory,
+                        Visit&& visit) {
   std::uint32_t ordinal = 0;
   for (const DeviceSample& device : snapshot.devices) {
     if (device.ports.empty()) continue;
@@ -443,9 +510,11 @@ void for_each_port_view(const Snapshot& snapshot, TermSlotCache* term_slots, Vis
           return std::vector<std::int32_t>(term_count(), kUnknownSlot);
         });
       }
+      if (memory != nullptr) remember_port_labels(*memory, view);
       visit(std::as_const(view));
     }
   }
+  if (memory != nullptr) memory->port_labels.resize(ordinal);
 }
 
 }  // namespace
@@ -460,19 +529,22 @@ namespace {
 std::vector<Series> emit_series(const Snapshot& snapshot,
                                 std::span<const SeriesShape> previous = {},
                                 TermSlotCache* term_slots = nullptr,
-                                std::vector<std::uint32_t>* ports = nullptr) {
+                                std::vector<std::uint32_t>* ports = nullptr,
+                                LabelMemory* memory = nullptr) {
   std::vector<Series> series;
   series.reserve(previous.size());
-  SeriesSink sink(series, previous);
   if (ports != nullptr) ports->clear();
-  for_each_port_view(snapshot, term_slots, [&](const PortView& view) {
-    add_table_series(view, sink);
-    add_port_gauges(view, sink);
-    add_netdev_series(view, sink);
-    add_mlx5_pfc_enabled(view, sink);
-    // Every series of a visit carries the port's labels (LabelDraft starts from them).
-    if (ports != nullptr) ports->resize(series.size(), view.ordinal);
-  });
+  {
+    SeriesSink sink(series, previous, memory);
+    for_each_port_view(snapshot, term_slots, memory, [&](const PortView& view) {
+      add_table_series(view, sink);
+      add_port_gauges(view, sink);
+      add_netdev_series(view, sink);
+      add_mlx5_pfc_enabled(view, sink);
+      // Every series of a visit carries the port's labels (LabelDraft starts from them).
+      if (ports != nullptr) ports->resize(series.size(), view.ordinal);
+    });
+  }
   add_probe_series(snapshot, series);
   add_host_config_series(snapshot, series);
   if (ports != nullptr) ports->resize(series.size(), kPortByLabels);
@@ -528,7 +600,7 @@ std::vector<Series> Normalizer::normalize(const Snapshot& snapshot) {
 
 std::vector<Series> Normalizer::normalize(const Snapshot& snapshot,
                                           std::vector<std::uint32_t>* ports) {
-  std::vector<Series> series = emit_series(snapshot, shape_, &term_slots_, ports);
+  std::vector<Series> series = emit_series(snapshot, shape_, &term_slots_, ports, &labels_);
   // The labels are mostly last tick's own (SeriesSink): compared by pointer.
   const bool same_shape = series.size() == shape_.size() &&
                           std::equal(series.begin(), series.end(), shape_.begin(),
@@ -555,7 +627,7 @@ std::vector<Series> normalize_subset(const Snapshot& snapshot,
                                      std::span<const std::string_view> series) {
   std::vector<Series> out;
   SeriesSink sink(out);
-  for_each_port_view(snapshot, nullptr,
+  for_each_port_view(snapshot, nullptr, nullptr,
                      [&](const PortView& view) { add_table_series(view, sink, series); });
   return out;
 }

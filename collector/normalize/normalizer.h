@@ -59,6 +59,17 @@ struct SeriesShape {
   SharedText origin;
 };
 
+/// What the Normalizer remembers of the previous snapshot's labels (normalizer.cpp): per series
+/// made, the recipe of its labels (the port's place in the walk and the counter table's group
+/// it came from; 0 for other series), and per port of the walk, the port's own labels. A table
+/// series made from its position's recipe, for a port whose labels did not change, takes that
+/// series' labels without making or comparing them: drafting and comparing the labels of every
+/// table series was half of normalize on the 16-port host (issue 18).
+struct LabelMemory {
+  std::vector<std::uint64_t> recipes;
+  std::vector<Labels> port_labels;
+};
+
 /// normalize() for a sequence of snapshots of one host: the series a snapshot yields are the
 /// same names and labels, made in the same order, from one tick to the next until discovery
 /// changes something, and so is their sorted order. It is computed (a series key per series and
@@ -81,6 +92,7 @@ class Normalizer {
   std::vector<std::size_t> order_;  ///< their positions in series_key order, duplicates out
   /// The counter table's raw names found once per counter map's names, not per tick.
   TermSlotCache term_slots_;
+  LabelMemory labels_;
 };
 
 }  // namespace rdmatop

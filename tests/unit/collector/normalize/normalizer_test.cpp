@@ -898,6 +898,49 @@ TEST_CASE(
   CHECK(observed.snapshot.devices.size() == sequence.front().devices.size());
 }
 
+TEST_CASE(
+    "Normalizer: a port's series that come where another port's were last snapshot get their "
+    "own labels",
+    "[normalize]") {
+  // Two ports of one device with the same counters: their table series come from the same
+  // groups of the counter table. When the first port reads nothing (no counters, no state),
+  // the second port's series take the positions the first port's had; a label remembered by
+  // position and group alone would give them the first port's labels.
+  Snapshot snap = mlx5_snapshot();
+  PortSample second = snap.devices[0].ports[0];
+  second.port = 2;
+  second.netdev = "ens1f1np1";
+  snap.devices[0].ports.push_back(second);
+  NetdevSample second_netdev = snap.netdevs[0];
+  second_netdev.name = "ens1f1np1";
+  snap.netdevs.push_back(second_netdev);
+
+  rdmatop::Normalizer normalizer;
+  std::vector<Snapshot> sequence{snap};
+  Snapshot emptied = snap;
+  PortSample nothing_read;
+  nothing_read.port = 1;
+  nothing_read.netdev = snap.devices[0].ports[0].netdev;
+  emptied.devices[0].ports[0] = nothing_read;
+  emptied.netdevs.erase(emptied.netdevs.begin());
+  sequence.push_back(emptied);
+  sequence.push_back(snap);
+  // The second port loses a counter in the middle of the table: its later series move by one
+  // within the same port.
+  Snapshot fewer = snap;
+  fewer.devices[0].ports[1].hw_counters.erase("np_cnp_sent");
+  sequence.push_back(fewer);
+  sequence.push_back(snap);
+  // The ports swap netdevs: the same positions and groups, other labels.
+  Snapshot swapped = snap;
+  std::swap(swapped.devices[0].ports[0].netdev, swapped.devices[0].ports[1].netdev);
+  sequence.push_back(swapped);
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    INFO("snapshot " << i);
+    check_same_series(normalizer.normalize(sequence[i]), normalize(sequence[i]));
+  }
+}
+
 TEST_CASE("Normalizer: a series keeps the labels it had last snapshot; changed ones are new",
           "[normalize]") {
   rdmatop::Normalizer normalizer;
