@@ -4,7 +4,7 @@
 
 namespace rdmatop {
 
-void append_sample_head(std::string& out, std::string_view name, const Labels& labels) {
+void append_sample_head(TextBuffer& out, std::string_view name, const Labels& labels) {
   // name{label="value",...} : the labels, "{}" and the space.
   std::size_t bound = name.size() + 3;
   for (const auto& [label, value] : labels) bound += LineWriter::label_bound(label, value);
@@ -32,7 +32,7 @@ MetricsLineCache::SeriesLine MetricsLineCache::series_line(std::size_t at, const
     append_sample_head(kept.head, series.name.str(), series.labels);
     kept.family = nullptr;
   }
-  return SeriesLine{kept.head, kept.family};
+  return SeriesLine{kept.head.view(), kept.family};
 }
 
 const MetricsLineCache::RawRun& MetricsLineCache::raw_run(std::size_t at, const std::string& family,

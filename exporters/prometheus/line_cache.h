@@ -21,11 +21,12 @@
 #include "collector/model/counter_map.h"
 #include "collector/normalize/series.h"
 #include "exporters/prometheus/raw_counter_filter.h"
+#include "exporters/prometheus/text_exposition.h"
 
 namespace rdmatop {
 
 /// Writes "name{label="value",...} ": a sample line up to its value (text format 0.0.4).
-void append_sample_head(std::string& out, std::string_view name, const Labels& labels);
+void append_sample_head(TextBuffer& out, std::string_view name, const Labels& labels);
 
 class MetricsLineCache {
  public:
@@ -47,7 +48,7 @@ class MetricsLineCache {
     Labels labels;  ///< the object's, without the counter's own label
     SharedCounterNames names;
     const RawCounterFilter* filter = nullptr;
-    std::string heads;
+    TextBuffer heads;
     std::vector<std::uint32_t> ends;
     std::vector<std::uint32_t> slots;
   };
@@ -63,7 +64,7 @@ class MetricsLineCache {
   /// family's to ~300 KiB, was a tenth of the page's cost at 16 ports).
   struct FamilyText {
     std::string head;
-    std::string lines;
+    TextBuffer lines;
     std::uint64_t page = 0;  ///< the last page (begin_page) that wrote to it
   };
   using Families = std::map<std::string, FamilyText, std::less<>>;
@@ -75,7 +76,7 @@ class MetricsLineCache {
   struct SeriesHead {
     SharedText name;
     SharedLabels labels;
-    std::string head;
+    TextBuffer head;
     FamilyText* family = nullptr;
   };
   std::vector<SeriesHead> series_;

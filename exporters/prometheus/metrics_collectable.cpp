@@ -134,7 +134,7 @@ class TextFamilySet {
         page_(cache_->begin_page()) {}
 
   void add(const std::string& name, const Labels& labels, double value) {
-    std::string& lines = family(name).lines;
+    TextBuffer& lines = family(name).lines;
     append_sample_head(lines, name, labels);
     append_value_end(lines, value);
   }
@@ -144,7 +144,7 @@ class TextFamilySet {
     // page's walk, not looked up by name per series (2.5% of a collection, issue 18).
     const MetricsLineCache::SeriesLine kept = cache_->series_line(series_at_++, series);
     if (kept.family == nullptr) kept.family = &family(series.name);
-    std::string& lines = on_this_page(*kept.family).lines;
+    TextBuffer& lines = on_this_page(*kept.family).lines;
     LineWriter line(lines, kept.head.size() + LineWriter::kMaxValueText + 1);
     line.text(kept.head);
     line.value(series.value);
@@ -163,7 +163,7 @@ class TextFamilySet {
     const std::vector<std::uint64_t>& values = counters.values();
     std::uint32_t begin = 0;
     for (std::size_t k = 0; k < run.slots.size(); ++k) {
-      line.text(std::string_view(run.heads).substr(begin, run.ends[k] - begin));
+      line.text(run.heads.view().substr(begin, run.ends[k] - begin));
       line.value(static_cast<double>(values[run.slots[k]]));
       line.text('\n');
       begin = run.ends[k];
@@ -178,7 +178,7 @@ class TextFamilySet {
       if (family.page != page_) continue;  // none of this page's samples
       for (; next != more.end() && next->name < name; ++next) append_family(out, *next);
       out += family.head;
-      out += family.lines;
+      out += family.lines.view();
     }
     for (; next != more.end(); ++next) append_family(out, *next);
   }
@@ -206,7 +206,7 @@ class TextFamilySet {
     }
     return family;
   }
-  static void append_value_end(std::string& lines, double value) {
+  static void append_value_end(TextBuffer& lines, double value) {
     LineWriter line(lines, LineWriter::kMaxValueText + 1);
     line.value(value);
     line.text('\n');

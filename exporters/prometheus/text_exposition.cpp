@@ -49,14 +49,18 @@ void append_uint(std::string& out, std::uint64_t value) {
 
 }  // namespace
 
-LineWriter::LineWriter(std::string& out, std::size_t bound) : out_(out) {
+LineWriter::LineWriter(std::string& out, std::size_t bound) : string_(&out) {
   const std::size_t start = out.size();
   out.resize(start + bound);
   next_ = out.data() + start;
 }
 
 LineWriter::~LineWriter() {
-  out_.resize(static_cast<std::size_t>(next_ - out_.data()));
+  if (buffer_ != nullptr) {
+    buffer_->end_at(next_);
+  } else {
+    string_->resize(static_cast<std::size_t>(next_ - string_->data()));
+  }
 }
 
 /// As "%.16g" (std::numeric_limits<double>::max_digits10 - 1 significant digits).

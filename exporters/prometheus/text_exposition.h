@@ -10,6 +10,7 @@
 
 #include <prometheus/metric_family.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -29,6 +30,30 @@ void append_family(std::string& out, const prometheus::MetricFamily& family);
 /// "# HELP name help" (left out when `help` is empty) and "# TYPE name type" lines.
 void append_family_head(std::string& out, std::string_view name, std::string_view help,
                         prometheus::MetricType type);
+/// Text that LineWriter appends to without writing the room it reserves first: a
+/// std::string's resize fills the room with zeros before the writer writes it, and the lines of
+/// a raw counter map reserve ~20 KB at a time (the zeros were 4% of the instructions of a
+/// collection of the 16-port host, issue 18). The room is zeroed only when it grows, and a
+/// buffer kept from page to page stops growing.
+class TextBuffer {
+ public:
+  std::string_view view() const { return {room_.data(), size_}; }
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  void clear() { size_ = 0; }
+  /// Where `more` bytes after the text may be written (then end_at says where they end).
+  char* room_for(std::size_t more) {
+    if (room_.size() - size_ < more) room_.resize(std::max(2 * room_.size(), size_ + more));
+    return room_.data() + size_;
+  }
+  /// The text now ends at `end`, a pointer into the room.
+  void end_at(const char* end) { size_ = static_cast<std::size_t>(end - room_.data()); }
+
+ private:
+  std::string room_;
+  std::size_t size_ = 0;
+};
+
 /// Writes one line (or a piece of one) through a pointer into space reserved once, then gives
 /// back what it did not use. A sample line built of std::string appends, about 25 for a port
 /// series with five labels, cost more in each append's length check and memcpy call than in
@@ -47,6 +72,7 @@ class LineWriter {
 
   /// Reserves `bound` bytes at the end of `out`, at least what the writes will need.
   LineWriter(std::string& out, std::size_t bound);
+  LineWriter(TextBuffer& out, std::size_t bound) : buffer_(&out), next_(out.room_for(bound)) {}
   /// Cuts `out` back to what was written.
   ~LineWriter();
   LineWriter(const LineWriter&) = delete;
@@ -72,7 +98,8 @@ class LineWriter {
   void value(double value);
 
  private:
-  std::string& out_;
+  std::string* string_ = nullptr;  ///< one of the two is set
+  TextBuffer* buffer_ = nullptr;
   char* next_;
 };
 

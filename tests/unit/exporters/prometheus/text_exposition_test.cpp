@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -184,4 +185,36 @@ TEST_CASE("a label value is escaped wherever its escaped byte sits", "[expositio
     }
   }
   CHECK(escaped == 3 * (25 * 26 / 2));
+}
+
+TEST_CASE("a TextBuffer keeps its text across growth and writes after a clear", "[exposition]") {
+  // LineWriter reserves more than it writes (a value's bound is 32 bytes) and gives the rest
+  // back: the text is what was written, in order, whether or not the room had to grow under
+  // it, and a cleared buffer is written from its start again.
+  TextBuffer buffer;
+  std::string want;
+  for (int i = 0; i < 500; ++i) {
+    {
+      LineWriter line(buffer, LineWriter::kMaxValueText + 8);
+      line.text("x{a=\"");
+      line.label_value(i % 7 == 0 ? "q\"" : "v");
+      line.text("\"} ");
+      line.value(i * 1.5);
+      line.text('\n');
+    }
+    want += "x{a=\"" + std::string(i % 7 == 0 ? "q\\\"" : "v") + "\"} ";
+    char number[32];
+    std::snprintf(number, sizeof number, "%.16g", i * 1.5);
+    want += std::string(number) + "\n";
+    REQUIRE(buffer.view() == want);
+  }
+  CHECK(buffer.size() == want.size());
+  buffer.clear();
+  CHECK(buffer.empty());
+  {
+    LineWriter line(buffer, 64);
+    line.text("again ");
+    line.value(-0.0);
+  }
+  CHECK(buffer.view() == "again -0");
 }
