@@ -281,10 +281,13 @@ class SeriesSink {
     if (!std::isfinite(value)) return;  // never publish NaN or infinity
     const std::size_t at = out_.size();
     const bool was_equal = at < previous_.size() && labels.matches(previous_[at].labels);
-    push(Series{name, was_equal ? previous_[at].labels : SharedLabels(labels.make()), kind, value,
-                wrap_modulus, saturation_value, origin},
+    push(Series{name, was_equal ? previous_[at].labels : made(labels), kind, value, wrap_modulus,
+                saturation_value, origin},
          recipe);
   }
+
+  /// The next series are another port's: the labels made for them go to an arena of their own.
+  void start_port() { arena_.reset(); }
 
   /// A series whose name and origin are made here: each is last tick's string where equal.
   void add(std::string_view name, const LabelDraft& labels, SeriesKind kind, double value,
@@ -298,6 +301,14 @@ class SeriesSink {
   }
 
  private:
+  /// New labels: with a memory, in the port's arena of this walk (LabelArena), made at its
+  /// first new labels; a port whose labels are all last tick's makes none.
+  SharedLabels made(const LabelDraft& labels) {
+    if (memory_ == nullptr) return SharedLabels(labels.make());
+    if (!arena_) arena_.emplace();
+    return arena_->add(labels.make());
+  }
+
   void push(Series series, std::uint64_t recipe) {
     out_.push_back(std::move(series));
     if (memory_ != nullptr) recipes_.push_back(recipe);
@@ -307,6 +318,7 @@ class SeriesSink {
   std::span<const SeriesShape> previous_;
   LabelMemory* memory_;
   std::vector<std::uint64_t> recipes_;  ///< per series made, its recipe
+  std::optional<LabelArena> arena_;     ///< the current port's new labels
 };
 
 // ------------------------------------------------------------------------------------------
@@ -537,6 +549,7 @@ std::vector<Series> emit_series(const Snapshot& snapshot,
   {
     SeriesSink sink(series, previous, memory);
     for_each_port_view(snapshot, term_slots, memory, [&](const PortView& view) {
+      sink.start_port();
       add_table_series(view, sink);
       add_port_gauges(view, sink);
       add_netdev_series(view, sink);

@@ -1,6 +1,7 @@
 #include "collector/normalize/labels.h"
 
 #include <catch2/catch.hpp>
+#include <string>
 
 #include "collector/normalize/series.h"
 
@@ -46,6 +47,34 @@ TEST_CASE("SharedLabels: none is empty, wherever it came from", "[labels]") {
   // A reader taking `const Labels&` sees them through the conversion.
   CHECK(rdmatop::label_value(none, "device") == "rxe0");
   CHECK(rdmatop::series_key("up", none) == R"(up{device="rxe0"})");
+}
+
+TEST_CASE("LabelArena: its sets outlive it, do not move, and an edit changes no other set",
+          "[labels]") {
+  SharedLabels first, second, empty;
+  const Labels* where = nullptr;
+  {
+    rdmatop::LabelArena arena;
+    first = arena.add(kPort);
+    where = &first.get();
+    // Sets made after it (enough for the arena to grow) leave it where it is.
+    for (int i = 0; i < 1000; ++i) arena.add(Labels{{"device", "d" + std::to_string(i)}});
+    second = arena.add(Labels{{"device", "mlx5_1"}, {"port", "2"}});
+    empty = arena.add(Labels{});
+  }
+  CHECK(&first.get() == where);
+  CHECK(first.get() == kPort);
+  CHECK(second.get() == Labels{{"device", "mlx5_1"}, {"port", "2"}});
+  CHECK(empty.empty());
+  CHECK(empty == SharedLabels());
+  // Another holder of the arena (second) shares its count: an edit copies the set first.
+  SharedLabels copy = first;
+  CHECK(copy.shares_with(first));
+  copy.edit().emplace_back("priority", "3");
+  CHECK_FALSE(copy.shares_with(first));
+  CHECK(first.get() == kPort);
+  CHECK(second.size() == 2);
+  CHECK(copy.size() == 3);
 }
 
 }  // namespace
