@@ -244,46 +244,31 @@ class SeriesSink {
  public:
   /// `previous`: last tick's series in the order they were made: a series takes over the name,
   /// labels and origin its position had there where they are equal (shared_text.h, labels.h).
-  /// `memory`: their recipes (LabelMemory), replaced by this walk's when the sink is done.
+  /// `memory`: their recipes (LabelMemory), replaced by this walk's at finish().
   SeriesSink(std::vector<Series>& out, std::span<const SeriesShape> previous = {},
              LabelMemory* memory = nullptr)
       : out_(out), previous_(previous), memory_(memory) {
     if (memory_ != nullptr) recipes_.reserve(memory_->recipes.size());
   }
-  ~SeriesSink() {
+
+  /// The walk is over: its recipes are what the next walk's series are matched against.
+  void finish() {
     if (memory_ != nullptr) memory_->recipes = std::move(recipes_);
   }
-  SeriesSink(const SeriesSink&) = delete;
-  SeriesSink& operator=(const SeriesSink&) = delete;
 
-  /// A series of the counter table for the port of `view`, made from `recipe`: where its
-  /// position's series last tick had the same recipe and the port's labels are as they were,
-  /// it takes that series' labels, else those `draft()` makes (compared as add_fixed does).
+  /// A series of the counter table (its name and origin the same strings at every tick) for
+  /// the port of `view`, made from `recipe`: where its position's series last tick had the same
+  /// recipe and the port's labels are as they were, it takes that series' labels, else those
+  /// `draft()` makes, compared with that series' as `add` does.
   template <class Draft>
   void add_table(const PortView& view, std::uint64_t recipe, const Draft& draft,
                  const SharedText& name, SeriesKind kind, double value, double wrap_modulus,
                  const SharedText& origin, double saturation_value = 0) {
     const std::size_t at = out_.size();
-    if (view.labels_as_before && memory_ != nullptr && at < previous_.size() &&
-        at < memory_->recipes.size() && memory_->recipes[at] == recipe && std::isfinite(value)) {
-      push(Series{name, previous_[at].labels, kind, value, wrap_modulus, saturation_value, origin},
-           recipe);
-      return;
-    }
-    add_fixed(name, draft(), kind, value, wrap_modulus, origin, saturation_value, recipe);
-  }
-
-  /// A series whose name and origin are the same strings at every tick (the counter table's):
-  /// only its labels are compared with last tick's.
-  void add_fixed(const SharedText& name, const LabelDraft& labels, SeriesKind kind, double value,
-                 double wrap_modulus, const SharedText& origin, double saturation_value = 0,
-                 std::uint64_t recipe = kNoRecipe) {
-    if (!std::isfinite(value)) return;  // never publish NaN or infinity
-    const std::size_t at = out_.size();
-    const bool was_equal = at < previous_.size() && labels.matches(previous_[at].labels);
-    push(Series{name, was_equal ? previous_[at].labels : made(labels), kind, value, wrap_modulus,
-                saturation_value, origin},
-         recipe);
+    const bool as_before = view.labels_as_before && memory_ != nullptr && at < previous_.size() &&
+                           at < memory_->recipes.size() && memory_->recipes[at] == recipe;
+    append(name, as_before ? previous_[at].labels : labels_at(at, draft()), kind, value,
+           wrap_modulus, origin, saturation_value, recipe);
   }
 
   /// The next series are another port's: the labels made for them go to an arena of their own.
@@ -294,10 +279,10 @@ class SeriesSink {
            double wrap_modulus, std::string_view origin, double saturation_value = 0) {
     const std::size_t at = out_.size();
     const SeriesShape* was = at < previous_.size() ? &previous_[at] : nullptr;
-    add_fixed(was != nullptr && was->name == name ? was->name : SharedText(name), labels, kind,
-              value, wrap_modulus,
-              was != nullptr && was->origin == origin ? was->origin : SharedText(origin),
-              saturation_value);
+    append(was != nullptr && was->name == name ? was->name : SharedText(name),
+           labels_at(at, labels), kind, value, wrap_modulus,
+           was != nullptr && was->origin == origin ? was->origin : SharedText(origin),
+           saturation_value, kNoRecipe);
   }
 
  private:
@@ -309,8 +294,18 @@ class SeriesSink {
     return arena_->add(labels.make());
   }
 
-  void push(Series series, std::uint64_t recipe) {
-    out_.push_back(std::move(series));
+  /// The labels of the series at `at`: last tick's there where equal, else new.
+  SharedLabels labels_at(std::size_t at, const LabelDraft& labels) {
+    return at < previous_.size() && labels.matches(previous_[at].labels) ? previous_[at].labels
+                                                                         : made(labels);
+  }
+
+  void append(const SharedText& name, SharedLabels labels, SeriesKind kind, double value,
+              double wrap_modulus, const SharedText& origin, double saturation_value,
+              std::uint64_t recipe) {
+    if (!std::isfinite(value)) return;  // never publish NaN or infinity
+    out_.push_back(
+        Series{name, std::move(labels), kind, value, wrap_modulus, saturation_value, origin});
     if (memory_ != nullptr) recipes_.push_back(recipe);
   }
 
@@ -546,18 +541,17 @@ std::vector<Series> emit_series(const Snapshot& snapshot,
   std::vector<Series> series;
   series.reserve(previous.size());
   if (ports != nullptr) ports->clear();
-  {
-    SeriesSink sink(series, previous, memory);
-    for_each_port_view(snapshot, term_slots, memory, [&](const PortView& view) {
-      sink.start_port();
-      add_table_series(view, sink);
-      add_port_gauges(view, sink);
-      add_netdev_series(view, sink);
-      add_mlx5_pfc_enabled(view, sink);
-      // Every series of a visit carries the port's labels (LabelDraft starts from them).
-      if (ports != nullptr) ports->resize(series.size(), view.ordinal);
-    });
-  }
+  SeriesSink sink(series, previous, memory);
+  for_each_port_view(snapshot, term_slots, memory, [&](const PortView& view) {
+    sink.start_port();
+    add_table_series(view, sink);
+    add_port_gauges(view, sink);
+    add_netdev_series(view, sink);
+    add_mlx5_pfc_enabled(view, sink);
+    // Every series of a visit carries the port's labels (LabelDraft starts from them).
+    if (ports != nullptr) ports->resize(series.size(), view.ordinal);
+  });
+  sink.finish();
   add_probe_series(snapshot, series);
   add_host_config_series(snapshot, series);
   if (ports != nullptr) ports->resize(series.size(), kPortByLabels);

@@ -39,7 +39,6 @@ class TextBuffer {
  public:
   std::string_view view() const { return {room_.data(), size_}; }
   std::size_t size() const { return size_; }
-  bool empty() const { return size_ == 0; }
   void clear() { size_ = 0; }
   /// Where `more` bytes after the text may be written (then end_at says where they end).
   char* room_for(std::size_t more) {
