@@ -286,10 +286,9 @@ class SeriesSink {
   }
 
  private:
-  /// New labels: with a memory, in the port's arena of this walk (LabelArena), made at its
-  /// first new labels; a port whose labels are all last tick's makes none.
+  /// New labels, in the port's arena of this walk (LabelArena), made at its first new labels:
+  /// a port whose labels are all last tick's makes none.
   SharedLabels made(const LabelDraft& labels) {
-    if (memory_ == nullptr) return SharedLabels(labels.make());
     if (!arena_) arena_.emplace();
     return arena_->add(labels.make());
   }
@@ -634,8 +633,10 @@ std::vector<Series> normalize_subset(const Snapshot& snapshot,
                                      std::span<const std::string_view> series) {
   std::vector<Series> out;
   SeriesSink sink(out);
-  for_each_port_view(snapshot, nullptr, nullptr,
-                     [&](const PortView& view) { add_table_series(view, sink, series); });
+  for_each_port_view(snapshot, nullptr, nullptr, [&](const PortView& view) {
+    sink.start_port();
+    add_table_series(view, sink, series);
+  });
   return out;
 }
 

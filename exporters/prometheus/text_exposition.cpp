@@ -47,21 +47,22 @@ void append_uint(std::string& out, std::uint64_t value) {
   out.append(buffer.data(), end);
 }
 
-}  // namespace
-
-LineWriter::LineWriter(std::string& out, std::size_t bound) : string_(&out) {
-  const std::size_t start = out.size();
-  out.resize(start + bound);
-  next_ = out.data() + start;
-}
-
-LineWriter::~LineWriter() {
-  if (buffer_ != nullptr) {
-    buffer_->end_at(next_);
-  } else {
-    string_->resize(static_cast<std::size_t>(next_ - string_->data()));
+/// What `write` writes through a LineWriter (at most `bound` bytes), appended to `out`: the
+/// text is made in a scratch buffer this thread keeps, as LineWriter writes only to a
+/// TextBuffer. Here go the families serialized from prometheus-cpp's MetricFamily (a scrape's
+/// own, the probes' histograms), not the collection's lines.
+template <class Write>
+void append_written(std::string& out, std::size_t bound, const Write& write) {
+  thread_local TextBuffer scratch;
+  scratch.clear();
+  {
+    LineWriter line(scratch, bound);
+    write(line);
   }
+  out += scratch.view();
 }
+
+}  // namespace
 
 /// As "%.16g" (std::numeric_limits<double>::max_digits10 - 1 significant digits).
 void LineWriter::value(double value) {
@@ -103,7 +104,7 @@ void LineWriter::label_value(std::string_view value) {
 }
 
 void append_value(std::string& out, double value) {
-  LineWriter(out, LineWriter::kMaxValueText).value(value);
+  append_written(out, LineWriter::kMaxValueText, [&](LineWriter& line) { line.value(value); });
 }
 
 namespace {
@@ -216,11 +217,13 @@ std::string_view type_name(MetricType type) {
 }  // namespace
 
 void append_label_value(std::string& out, std::string_view value) {
-  LineWriter(out, LineWriter::label_value_bound(value)).label_value(value);
+  append_written(out, LineWriter::label_value_bound(value),
+                 [&](LineWriter& line) { line.label_value(value); });
 }
 
 void append_label(std::string& out, bool first, std::string_view name, std::string_view value) {
-  LineWriter(out, LineWriter::label_bound(name, value)).label(first, name, value);
+  append_written(out, LineWriter::label_bound(name, value),
+                 [&](LineWriter& line) { line.label(first, name, value); });
 }
 
 void append_family_head(std::string& out, std::string_view name, std::string_view help,

@@ -70,10 +70,9 @@ class LineWriter {
   }
 
   /// Reserves `bound` bytes at the end of `out`, at least what the writes will need.
-  LineWriter(std::string& out, std::size_t bound);
-  LineWriter(TextBuffer& out, std::size_t bound) : buffer_(&out), next_(out.room_for(bound)) {}
+  LineWriter(TextBuffer& out, std::size_t bound) : out_(out), next_(out.room_for(bound)) {}
   /// Cuts `out` back to what was written.
-  ~LineWriter();
+  ~LineWriter() { out_.end_at(next_); }
   LineWriter(const LineWriter&) = delete;
   LineWriter& operator=(const LineWriter&) = delete;
 
@@ -97,8 +96,7 @@ class LineWriter {
   void value(double value);
 
  private:
-  std::string* string_ = nullptr;  ///< one of the two is set
-  TextBuffer* buffer_ = nullptr;
+  TextBuffer& out_;
   char* next_;
 };
 
