@@ -21,7 +21,13 @@
 #   `Accept-Encoding: gzip`, as Prometheus does by default, so each exporter's compression of
 #   its page is in its CPU; "identity" leaves it out), GID_SLOTS (default 256, a ConnectX
 #   port's real table; the figures before session 30 had 8: bench/README.md, "GID tables"),
-#   ETHTOOL_CHANNELS (default 2: each netdev's channels in its `ethtool -S` dump).
+#   ETHTOOL_CHANNELS (default 2: each netdev's channels in its `ethtool -S` dump), ABLATE
+#   (default none: parts of the tree, space-separated, each left out of a copy of the tree that
+#   one more rules-less exporter of this build reads in the same window; its CPU per poll over
+#   the rules-less exporter's on the whole tree says what that part costs a collection, which
+#   a profile on a VM without hardware counters does not: pma-counters (ports' counters/),
+#   hw-counters (hw_counters/ of ports and devices), netdev-statistics (class/net/*/statistics/),
+#   ethtool (every netdev's dumps: `ethtool -S`, -i and -a read nothing)).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
 need curl
@@ -56,21 +62,45 @@ samples() { get "$1" /metrics | grep -vc '^#'; }
 # start, then its polls and CPU milliseconds per poll.
 declare -A port pid c0 t0 polls ms
 roles=()
-# start_rdmatop ROLE BINARY [ARGS...]
+# start_rdmatop ROLE BINARY TREE [ARGS...]
 start_rdmatop() {
-  local role=$1 binary=$2
-  shift 2
-  start_exporter "$binary" "$tree" --interval "$interval" "$@"
+  local role=$1 binary=$2 host=$3
+  shift 3
+  start_exporter "$binary" "$host" --interval "$interval" "$@"
   port[$role]=$exporter_port pid[$role]=${pids[-1]}
   roles+=("$role")
 }
-start_rdmatop full "$build/bin/rdmatop"
-start_rdmatop lean "$build/bin/rdmatop" --no-builtin-rules
+start_rdmatop full "$build/bin/rdmatop" "$tree"
+start_rdmatop lean "$build/bin/rdmatop" "$tree" --no-builtin-rules
 base_build=${BASE_BUILD:-}
 if [ -n "$base_build" ]; then
-  start_rdmatop base_full "$base_build/bin/rdmatop"
-  start_rdmatop base_lean "$base_build/bin/rdmatop" --no-builtin-rules
+  start_rdmatop base_full "$base_build/bin/rdmatop" "$tree"
+  start_rdmatop base_lean "$base_build/bin/rdmatop" "$tree" --no-builtin-rules
 fi
+# tree_without PART: a copy of the tree without PART (see ABLATE); prints its path. The part's
+# directories stay, emptied, and each `ethtool -S` dump keeps one counter: a directory or dump
+# gone is looked for again every tick (its owner's listing read to tell a vanished device from
+# a missing file), which would cost more than the part itself.
+tree_without() {
+  local copy="$work/without-$1" pattern=()
+  cp -a "$tree" "$copy" || fail "copying the tree"
+  case $1 in
+    pma-counters) pattern=(-path '*/ports/*/counters/*') ;;
+    hw-counters) pattern=(-path '*/hw_counters/*') ;;
+    netdev-statistics) pattern=(-path '*/net/*/statistics/*') ;;
+    ethtool)
+      for dump in "$copy"/ethtool/*.txt; do
+        printf 'NIC statistics:\n     rx_packets: 0\n' >"$dump"
+      done ;;
+    *) fail "ABLATE: no part named $1 (pma-counters hw-counters netdev-statistics ethtool)" ;;
+  esac
+  [ ${#pattern[@]} = 0 ] || find "$copy/sys/devices" -type f "${pattern[@]}" -delete
+  echo "$copy"
+}
+read -ra ablated <<<"${ABLATE:-}"
+for part in "${ablated[@]}"; do
+  start_rdmatop "without_$part" "$build/bin/rdmatop" "$(tree_without "$part")" --no-builtin-rules
+done
 ne_port=$(free_port) || fail "no free port"
 ne_flags=()
 for c in $ne_collectors; do ne_flags+=("--collector.$c"); done
@@ -134,6 +164,11 @@ if [ -n "$base_build" ]; then
     printf "CPU per poll, this build / base: %.3f (with rules), %.3f (without); base/node_exporter: %.2f, %.2f\n",
       a / c, b / d, c / e, d / e }'
 fi
+for part in "${ablated[@]}"; do
+  awk -v p="$part" -v a="${ms[without_$part]}" -v b="${ms[lean]}" 'BEGIN {
+    printf "without %s (--no-builtin-rules): %.2f ms CPU per poll, %.3f of the whole tree'"'"'s: the part costs %.2f ms\n",
+      p, a, a / b, b - a }'
+done
 
 [ "$strace_seconds" = 0 ] && exit 0
 command -v strace >/dev/null || { echo "no strace: system calls not counted"; exit 0; }

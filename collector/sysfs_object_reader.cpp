@@ -60,8 +60,8 @@ std::string SysfsObjectReader::path(std::string_view rel) const {
 }
 
 bool SysfsObjectReader::owner_vanished() const {
-  const auto listing = fs_.list(owner_);
-  return !listing && is_gone_errno(listing.error().code);
+  const auto error = fs_.lookup_error(owner_);
+  return error && is_gone_errno(error->code);
 }
 
 void SysfsObjectReader::record(std::string_view rel, const Error& error, Presence presence) {

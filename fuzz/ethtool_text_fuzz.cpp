@@ -2,7 +2,7 @@
 // collector/parse/ethtool_text.h). The `-S` dump is parsed again through a CounterLayout that
 // remembers the names of a previous dump (the input's first half, then the whole input): the
 // map, or the error, must be the one a fresh parse gives, whatever the layout held (a line
-// holding the layout's next name skips the name's checks: add_if_expected).
+// holding the layout's next name skips the name's checks: take_expected_line).
 #include <cstdlib>
 
 #include "collector/parse/ethtool_text.h"

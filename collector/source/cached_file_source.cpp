@@ -102,6 +102,9 @@ class CachedDirectorySource final : public CachedFileSource {
   Result<std::vector<std::string>> list(std::string_view reldir) const override {
     return inner_->list(reldir);
   }
+  std::optional<Error> lookup_error(std::string_view relpath) const override {
+    return inner_->lookup_error(relpath);
+  }
   Result<std::string> read_link(std::string_view relpath) const override {
     return inner_->read_link(relpath);
   }

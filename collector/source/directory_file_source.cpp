@@ -3,12 +3,14 @@
 // class directories are links into /sys/devices; only the relative path itself is confined.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,14 @@ class DirectoryFileSource final : public FileSource {
     }
     std::sort(names.begin(), names.end());
     return names;
+  }
+
+  std::optional<Error> lookup_error(std::string_view relpath) const override {
+    auto path = resolve_under_root(root_, relpath);
+    if (!path) return path.error();
+    struct stat status {};
+    if (::stat(path->c_str(), &status) != 0) return errno_error(errno, std::string(relpath));
+    return std::nullopt;
   }
 
   Result<std::string> read_link(std::string_view relpath) const override {

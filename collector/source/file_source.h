@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -52,6 +53,17 @@ class FileSource {
   virtual Result<std::string> read_link(std::string_view relpath) const = 0;
   /// Human-readable root, for messages ("/sys", "tests/fixtures/mlx5/sys").
   virtual std::string describe() const = 0;
+  /// The error looking `relpath` up gives (ENOENT: it is not there), nullopt when it is there.
+  /// The "did the owner vanish" check behind every absent optional file asks it on every pass
+  /// (a port's counters/ on a driver without PMA: rxe, bnxt_re, irdma; core/sysfs.c makes it
+  /// only for a device with process_mad): a directory source answers with one stat(2), where a
+  /// listing of the owner cost five system calls and a read of its entries (issue 18). This
+  /// default lists `relpath`, which must then be a directory.
+  virtual std::optional<Error> lookup_error(std::string_view relpath) const {
+    auto listed = list(relpath);
+    if (listed) return std::nullopt;
+    return listed.error();
+  }
 
   // What a caching source (make_cached_file_source) may serve without asking the kernel again.
   // The plain source answers every call from the filesystem, so a collector written against

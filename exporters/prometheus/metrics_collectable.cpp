@@ -164,7 +164,7 @@ class TextFamilySet {
     std::uint32_t begin = 0;
     for (std::size_t k = 0; k < run.slots.size(); ++k) {
       line.text(run.heads.view().substr(begin, run.ends[k] - begin));
-      line.value(static_cast<double>(values[run.slots[k]]));
+      line.counter_value(values[run.slots[k]]);
       line.text('\n');
       begin = run.ends[k];
     }

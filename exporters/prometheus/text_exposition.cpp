@@ -88,6 +88,16 @@ void LineWriter::value(double value) {
   }
 }
 
+void LineWriter::counter_value(std::uint64_t count) {
+  // Below 2^53 the double is the count itself, which value() prints as this integer.
+  constexpr std::uint64_t kExactInDouble = std::uint64_t{1} << 53;
+  if (count >= kExactInDouble) {
+    value(static_cast<double>(count));
+    return;
+  }
+  next_ = std::to_chars(next_, next_ + kMaxValueText, count).ptr;
+}
+
 void LineWriter::label_value(std::string_view value) {
   if (!needs_escape(value)) {
     text(value);

@@ -11,6 +11,7 @@
 #include <prometheus/metric_family.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -94,6 +95,9 @@ class LineWriter {
   }
   /// A sample value, as "%.16g" (or Nan, +Inf, -Inf).
   void value(double value);
+  /// value(static_cast<double>(count)), the same text, for a raw counter: formatted as an
+  /// integer without the round trip through double where the double is exact (below 2^53).
+  void counter_value(std::uint64_t count);
 
  private:
   TextBuffer& out_;

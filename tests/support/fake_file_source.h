@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -18,7 +19,7 @@ namespace rdmatop::testing {
 
 class FakeFileSource final : public FileSource {
  public:
-  enum class Op { read, list, read_link };
+  enum class Op { read, list, read_link, lookup };
 
   /// A regular file; missing parent directories are created.
   FakeFileSource& file(std::string_view path, std::string content) {
@@ -103,6 +104,13 @@ class FakeFileSource final : public FileSource {
     if (it == nodes_.end()) return errno_error(ENOENT, path);
     if (it->second.kind != Kind::link) return errno_error(EINVAL, path);
     return it->second.data;
+  }
+
+  std::optional<Error> lookup_error(std::string_view relpath) const override {
+    const std::string path = normalize(relpath);
+    if (auto err = check(Op::lookup, path)) return *err;
+    if (!path.empty() && nodes_.find(path) == nodes_.end()) return errno_error(ENOENT, path);
+    return std::nullopt;
   }
 
   std::string describe() const override { return "fake"; }

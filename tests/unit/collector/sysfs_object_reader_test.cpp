@@ -71,6 +71,7 @@ TEST_CASE("a usually absent directory is absent without asking whether the owner
           "[sysfs_object_reader]") {
   constexpr auto kUsuallyAbsent = SysfsObjectReader::Presence::usually_absent;
   constexpr auto kList = testing::FakeFileSource::Op::list;
+  constexpr auto kLookup = testing::FakeFileSource::Op::lookup;
   testing::FakeFileSource fake;
   fake.file("dev/node_type", "1: CA\n").dir("dev/ports/1");
   {
@@ -85,10 +86,13 @@ TEST_CASE("a usually absent directory is absent without asking whether the owner
     CHECK(counters.empty());
     CHECK_FALSE(reader.vanished());
     CHECK_FALSE(log.has_errors());
-    // As `optional` the same absence re-lists the owner: what the new presence saves.
+    // As `optional` the same absence asks whether the owner is still there: by a look-up of
+    // its directory (one stat on sysfs), not a listing of it.
     const std::size_t optional_before = fake.count(kList, "dev");
     CHECK(reader.read_counters("hw_counters", counters) == SysfsObjectReader::DirOutcome::absent);
-    CHECK(fake.count(kList, "dev") - optional_before == 2);
+    CHECK(fake.count(kList, "dev") - optional_before == 1);
+    CHECK(fake.count(kLookup, "dev") == 1);
+    CHECK_FALSE(reader.vanished());
   }
   {
     testing::FakeFileSource gone;
@@ -100,6 +104,18 @@ TEST_CASE("a usually absent directory is absent without asking whether the owner
           SysfsObjectReader::DirOutcome::absent);
     CHECK_FALSE(reader.vanished());
     CHECK(reader.list("ports", SysfsObjectReader::Presence::required) == nullptr);
+    CHECK(reader.vanished());
+    CHECK_FALSE(log.has_errors());
+  }
+  {
+    // An optional absence whose owner is gone: the look-up finds it gone.
+    testing::FakeFileSource gone;
+    gone.dir("other");
+    ProblemLog log;
+    SysfsObjectReader reader(gone, "dev", "dev", log);
+    CounterMap counters;
+    CHECK(reader.read_counters("counters", counters) == SysfsObjectReader::DirOutcome::failed);
+    CHECK(gone.count(kLookup, "dev") == 1);
     CHECK(reader.vanished());
     CHECK_FALSE(log.has_errors());
   }

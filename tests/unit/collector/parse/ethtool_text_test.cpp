@@ -154,7 +154,7 @@ TEST_CASE("a well-formed last line without newline is read, a malformed one is t
 }
 
 // A dump read through the layout of an earlier one takes the layout's names without checking
-// them again (add_if_expected): whatever the earlier dump was, the result must be the one of a
+// them again (take_expected_line): whatever the earlier dump was, the result must be the one of a
 // parse without a layout, value for value and error for error. The texts pair each malformed
 // line with a well-formed dump of the same names, so the layout expects the name on the line
 // that is wrong.
@@ -169,6 +169,15 @@ TEST_CASE("a dump parsed through an earlier dump's layout gives what a fresh par
       "     a: 1\n     b: \n",
       "     a: 1\n     b: 1 2\n",
       "     a: 1\n     b: 18446744073709551616\n",
+      "     a: 1\n     b: 18446744073709551615\n",
+      "     a: 1\n     b: 9999999999999999999\n",
+      "     a: 1\n     b: 99999999999999999999\n",
+      "     a: 1\n     b: 2  \n",
+      "     a: 1\n     b: 2\r\n",
+      "     a: 1\n     b: 2x\n",
+      "     a: 1\n     b: 0\n",
+      "     a: 1\n\t b: 2\n",
+      "     a: 1\n     b: 2\n     c: 3",
       "     a: 1\n\n     b: 2\n",
       "     a: 1\n     b: 2\n\n",
       "     a: 1\n     b:2\n",

@@ -161,6 +161,26 @@ TEST_CASE("directory source follows symlinks like sysfs class links", "[director
   CHECK(*long_link == long_target);
 }
 
+// The "did the owner vanish" check: a directory, a file or a link to one is there; what is not
+// (or stopped being) gives ENOENT, as the listing it replaces did.
+TEST_CASE("directory source looks a path up without listing it", "[directory_file_source]") {
+  TempTree tree;
+  tree.write_root("devices/mlx5_0/ports/1/state", "4: ACTIVE\n");
+  tree.symlink_root("../../devices/mlx5_0", "class/infiniband/mlx5_0");
+  auto src = make_directory_file_source(tree.root().string());
+  CHECK_FALSE(src->lookup_error("class/infiniband/mlx5_0").has_value());
+  CHECK_FALSE(src->lookup_error("class/infiniband/mlx5_0/ports/1").has_value());
+  CHECK_FALSE(src->lookup_error("class/infiniband/mlx5_0/ports/1/state").has_value());
+  const auto missing = src->lookup_error("class/infiniband/mlx5_0/ports/1/counters");
+  REQUIRE(missing.has_value());
+  CHECK(missing->code == ENOENT);
+  CHECK(missing->message.find("ports/1/counters") != std::string::npos);
+  fs::remove_all(tree.root() / "devices/mlx5_0");
+  const auto gone = src->lookup_error("class/infiniband/mlx5_0");
+  REQUIRE(gone.has_value());
+  CHECK(gone->code == ENOENT);
+}
+
 TEST_CASE("directory source rejects paths that escape the root", "[directory_file_source]") {
   TempTree tree;
   tree.write_root("a/file", "x\n");
@@ -169,10 +189,11 @@ TEST_CASE("directory source rejects paths that escape the root", "[directory_fil
   for (const std::string& bad : {"../outside/secret"s, "a/../../outside/secret"s, ".."s, "a/.."s,
                                  "/etc/passwd"s, "a/file\0/x"s}) {
     INFO(bad);
-    for (int op = 0; op < 3; ++op) {
+    for (int op = 0; op < 4; ++op) {
       const Error err = op == 0   ? src->read(bad).error()
                         : op == 1 ? src->list(bad).error()
-                                  : src->read_link(bad).error();
+                        : op == 2 ? src->read_link(bad).error()
+                                  : src->lookup_error(bad).value_or(Error{});
       CHECK(err.code == EINVAL);
       CHECK(err.message.find("secret\n") == std::string::npos);
     }

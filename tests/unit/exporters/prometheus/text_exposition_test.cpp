@@ -218,3 +218,40 @@ TEST_CASE("a TextBuffer keeps its text across growth and writes after a clear", 
   }
   CHECK(buffer.view() == "again -0");
 }
+
+TEST_CASE("a raw counter is written as its value as a double would be", "[exposition]") {
+  // counter_value formats counts below 2^53 as integers and larger ones through the double:
+  // either way the text is printf's "%.16g" of the count made a double, as value() writes it
+  // (the counts around 2^53 and 1e16 are where the two ways could part).
+  const std::uint64_t two53 = std::uint64_t{1} << 53;
+  const std::uint64_t counts[] = {0,
+                                  1,
+                                  9,
+                                  10,
+                                  4294967295U,
+                                  4294967296U,
+                                  two53 - 1,
+                                  two53,
+                                  two53 + 1,
+                                  9999999999999999ULL,
+                                  10000000000000000ULL,
+                                  10000000000000001ULL,
+                                  18446744073709551615ULL};
+  for (const std::uint64_t count : counts) {
+    TextBuffer as_counter;
+    TextBuffer as_double;
+    {
+      LineWriter line(as_counter, LineWriter::kMaxValueText);
+      line.counter_value(count);
+    }
+    {
+      LineWriter line(as_double, LineWriter::kMaxValueText);
+      line.value(static_cast<double>(count));
+    }
+    char printed[40];
+    std::snprintf(printed, sizeof printed, "%.16g", static_cast<double>(count));
+    INFO("count " << count);
+    CHECK(as_counter.view() == as_double.view());
+    CHECK(as_counter.view() == std::string_view(printed));
+  }
+}
