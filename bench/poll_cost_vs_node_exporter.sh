@@ -27,7 +27,7 @@
 #   the rules-less exporter's on the whole tree says what that part costs a collection, which
 #   a profile on a VM without hardware counters does not: pma-counters (ports' counters/),
 #   hw-counters (hw_counters/ of ports and devices), netdev-statistics (class/net/*/statistics/),
-#   ethtool (every netdev's dumps: `ethtool -S`, -i and -a read nothing)).
+#   ethtool (every netdev's `ethtool -S` dump cut to one counter; -i and -a kept)).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
 need curl
@@ -79,8 +79,8 @@ if [ -n "$base_build" ]; then
 fi
 # tree_without PART: a copy of the tree without PART (see ABLATE); prints its path. The part's
 # directories stay, emptied, and each `ethtool -S` dump keeps one counter: a directory or dump
-# gone is looked for again every tick (its owner's listing read to tell a vanished device from
-# a missing file), which would cost more than the part itself.
+# gone takes other paths every tick (it is looked for again, its owner looked up to tell a
+# vanished device from a missing file), whose cost would be charged against the part.
 tree_without() {
   local copy="$work/without-$1" pattern=()
   cp -a "$tree" "$copy" || fail "copying the tree"

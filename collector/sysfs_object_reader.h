@@ -57,8 +57,8 @@ class SysfsObjectReader {
     required,  ///< ENOENT is an error (unless the owner vanished)
     optional,  ///< ENOENT means "this driver/kernel does not have it": silently absent
     /// As `optional`, for what most hosts lack (an mlx5 device's own hw_counters/ outside
-    /// switchdev mode): ENOENT is taken as absent without re-listing the owner to ask whether
-    /// it vanished, which would cost a directory listing per object per pass. Only for a read
+    /// switchdev mode): ENOENT is taken as absent without looking the owner up to ask whether
+    /// it vanished, which would cost a system call per object per pass. Only for a read
     /// followed by a `required` one of the same object, which finds a vanished owner.
     usually_absent,
   };

@@ -226,11 +226,6 @@ std::string_view type_name(MetricType type) {
 
 }  // namespace
 
-void append_label_value(std::string& out, std::string_view value) {
-  append_written(out, LineWriter::label_value_bound(value),
-                 [&](LineWriter& line) { line.label_value(value); });
-}
-
 void append_label(std::string& out, bool first, std::string_view name, std::string_view value) {
   append_written(out, LineWriter::label_bound(name, value),
                  [&](LineWriter& line) { line.label(first, name, value); });

@@ -106,8 +106,6 @@ class LineWriter {
 
 /// `name="value"`, escaped, with a comma before it unless it is the `first` label.
 void append_label(std::string& out, bool first, std::string_view name, std::string_view value);
-/// A label's value alone, escaped (backslash, double quote, line feed), without the quotes.
-void append_label_value(std::string& out, std::string_view value);
 /// A sample value, as "%.16g" (or Nan, +Inf, -Inf).
 void append_value(std::string& out, double value);
 

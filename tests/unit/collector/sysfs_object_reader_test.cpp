@@ -65,7 +65,7 @@ TEST_CASE(
 }
 
 // An mlx5 device outside switchdev mode has no hw_counters/ of its own: read every pass, its
-// absence must not cost a listing of the device's directory (the check for a vanished owner),
+// absence must not cost a look-up of the device's directory (the check for a vanished owner),
 // and a device that did vanish is still found by the required read after it.
 TEST_CASE("a usually absent directory is absent without asking whether the owner vanished",
           "[sysfs_object_reader]") {
@@ -81,8 +81,9 @@ TEST_CASE("a usually absent directory is absent without asking whether the owner
     const std::size_t before = fake.count(kList, "dev");
     CHECK(reader.read_counters("hw_counters", counters, {}, nullptr, kUsuallyAbsent) ==
           SysfsObjectReader::DirOutcome::absent);
-    // One listing: hw_counters/ itself, not the owner after it.
+    // One listing: hw_counters/ itself; the owner is neither listed nor looked up after it.
     CHECK(fake.count(kList, "dev") - before == 1);
+    CHECK(fake.count(kLookup, "dev") == 0);
     CHECK(counters.empty());
     CHECK_FALSE(reader.vanished());
     CHECK_FALSE(log.has_errors());

@@ -145,7 +145,7 @@ TEST_CASE("the text exposition formats the edges of %.16g as printf does", "[exp
 }
 
 TEST_CASE("a label value is escaped wherever its escaped byte sits", "[exposition]") {
-  // append_label_value tests eight bytes at a time: put each escaped byte at every position of
+  // A label's value is tested eight bytes at a time: put each escaped byte at every position of
   // values that span one, two and three words and a tail, among bytes next to it in value
   // ('!' is '"' - 1, '[' and ']' surround '\\', tab and VT surround '\n'), and compare with an
   // escape written byte by byte.
@@ -170,16 +170,16 @@ TEST_CASE("a label value is escaped wherever its escaped byte sits", "[expositio
     std::string plain;
     for (std::size_t i = 0; i < length; ++i) plain += filler[i % filler.size()];
     std::string out = "kept";
-    append_label_value(out, plain);
-    CHECK(out == "kept" + plain);
+    append_label(out, true, "l", plain);
+    CHECK(out == "kept" + ("l=\"" + plain + "\""));
     for (const char special : {'\\', '"', '\n'}) {
       for (std::size_t at = 0; at < length; ++at) {
         std::string value = plain;
         value[at] = special;
         std::string written = "kept";
-        append_label_value(written, value);
+        append_label(written, true, "l", value);
         INFO("length " << length << ", byte " << int(special) << " at " << at);
-        CHECK(written == "kept" + reference(value));
+        CHECK(written == "kept" + ("l=\"" + reference(value) + "\""));
         ++escaped;
       }
     }
