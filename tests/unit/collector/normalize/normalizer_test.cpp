@@ -941,6 +941,44 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "Normalizer: a port's series are worked out again when its drivers change, not only its "
+    "names",
+    "[normalize]") {
+  // The same counter maps (the same names vectors) under other drivers: the rows that apply
+  // are others, so a plan of the table kept by the maps' names alone would make the first
+  // snapshot's series again.
+  const Snapshot snap = mlx5_snapshot();
+  Snapshot other_rdma_driver = snap;
+  other_rdma_driver.devices[0].driver = "bnxt_re";
+  // A device driver the table does not map reads its netdev's rows by the netdev's driver
+  // (driver_families): mlx5_core's, then bnxt_en's.
+  Snapshot unmapped = snap;
+  unmapped.devices[0].driver = "siw";
+  Snapshot other_netdev_driver = unmapped;
+  other_netdev_driver.netdevs[0].driver = DriverInfo{"bnxt_en", "", "", ""};
+  REQUIRE(other_rdma_driver.devices[0].ports[0].hw_counters.names() ==
+          snap.devices[0].ports[0].hw_counters.names());
+  REQUIRE(other_netdev_driver.netdevs[0].ethtool.names() == snap.netdevs[0].ethtool.names());
+  const auto same_series = [](const std::vector<Series>& a, const std::vector<Series>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].name != b[i].name || a[i].labels != b[i].labels) return false;
+    }
+    return true;
+  };
+  REQUIRE_FALSE(same_series(normalize(other_rdma_driver), normalize(snap)));
+  REQUIRE_FALSE(same_series(normalize(other_netdev_driver), normalize(unmapped)));
+
+  rdmatop::Normalizer normalizer;
+  const std::vector<Snapshot> sequence{
+      snap, other_rdma_driver, snap, unmapped, other_netdev_driver, unmapped, snap};
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    INFO("snapshot " << i);
+    check_same_series(normalizer.normalize(sequence[i]), normalize(sequence[i]));
+  }
+}
+
 TEST_CASE("Normalizer: a series keeps the labels it had last snapshot; changed ones are new",
           "[normalize]") {
   rdmatop::Normalizer normalizer;
