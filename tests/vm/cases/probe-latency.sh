@@ -13,10 +13,10 @@
 #     both alike; the busy responder runs only during its own measurement, so it never takes a vCPU
 #     from perftest. The median of the per-round p50 ratios is what is judged, on a host quiet
 #     enough to judge it: where either tool's median p50 is more than 1.5x its lowest, load
-#     moved the round trips more than the bound below allows for (in three runs on the shared
-#     2-core CI host, one tool's p50 doubled in some rounds and the other's in others, and the
-#     median ratio was 0.75, 0.99 and 1.47 with no change to the probes), and the comparison is
-#     skipped with the figures (exit 77) after every other check has passed.
+#     moved the round trips more than the bound below allows for (in three runs on a shared
+#     2-core host like CI's, one tool's p50 doubled in some rounds and the other's in others,
+#     and the median ratio was 0.75, 0.99 and 1.47 with no change to the probes), and the
+#     comparison is skipped with the figures (exit 77) after every other check has passed.
 # Also printed, not judged: the default deployment's modes (the responder sleeping on CQ events
 # against an `ib_send_lat -e` server) and rdmatop with spaced probes (--rate 1000).
 #
