@@ -946,8 +946,8 @@ TEST_CASE(
     "names",
     "[normalize]") {
   // The same counter maps (the same names vectors) under other drivers: the rows that apply
-  // are others, so a plan of the table kept by the maps' names alone would make the first
-  // snapshot's series again.
+  // are others, so a cache of what the table makes of a port, keyed by its maps' names alone
+  // (as the term slots are), would make the first snapshot's series again.
   const Snapshot snap = mlx5_snapshot();
   Snapshot other_rdma_driver = snap;
   other_rdma_driver.devices[0].driver = "bnxt_re";
