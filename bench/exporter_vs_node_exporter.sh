@@ -14,6 +14,7 @@
 # Usage: bench/exporter_vs_node_exporter.sh BUILD_DIR [PORTS] [SECONDS]
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
+install_hint="scripts/install-deps.sh --bench"
 need curl
 need wrk
 need python3

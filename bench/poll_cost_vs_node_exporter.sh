@@ -30,6 +30,7 @@
 #   ethtool (every netdev's `ethtool -S` dump cut to one counter; -i and -a kept)).
 # shellcheck source=../tests/exporter/lib.sh
 source "$(dirname "$0")/../tests/exporter/lib.sh"
+install_hint="scripts/install-deps.sh --bench"
 need curl
 need python3
 need prometheus-node-exporter

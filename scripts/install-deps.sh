@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything rdmatop needs to build and test, from Debian 12 packages only.
 # Idempotent; run as root (or through sudo).
+# Usage: scripts/install-deps.sh [--bench]
+#   --bench: also the peers and tools the benchmarks measure against or with (bench/README.md),
+#   which neither the build nor the tests need: node_exporter, wrk, strace, valgrind, perf.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -33,6 +36,11 @@ packages=(
   # exporter, a certificate made by the openssl command
   stunnel4 openssl
 )
+case "${1:-}" in
+  '') ;;
+  --bench) packages+=(prometheus-node-exporter wrk strace valgrind linux-perf) ;;
+  *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
+esac
 # The Soft-RoCE VM harness keeps its own list (tests/vm/packages.txt).
 if [ -f "$here/tests/vm/packages.txt" ]; then
   while read -r pkg _; do

@@ -20,8 +20,11 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# need COMMAND: skips the script when COMMAND is missing, naming what installs it (a benchmark
+# sets install_hint to the install script's --bench, which installs its peers).
+install_hint="scripts/install-deps.sh"
 need() {
-  command -v "$1" >/dev/null || { echo "SKIP: $1 is not installed (scripts/install-deps.sh)"; exit $SKIP; }
+  command -v "$1" >/dev/null || { echo "SKIP: $1 is not installed ($install_hint)"; exit $SKIP; }
 }
 
 # start_rdmatop_exporter RDMATOP [flags...]: starts `rdmatop exporter FLAGS` on a free
