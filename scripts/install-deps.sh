@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything rdmatop needs to build and test, from Debian 12 packages only.
 # Idempotent; run as root (or through sudo).
-# Usage: scripts/install-deps.sh [--bench]
-#   --bench: also the peers and tools the benchmarks measure against or with (bench/README.md),
-#   which neither the build nor the tests need: node_exporter, wrk, strace, valgrind, perf.
+# Usage: scripts/install-deps.sh [--bench]   (--bench: bench_packages below as well)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -36,9 +34,12 @@ packages=(
   # exporter, a certificate made by the openssl command
   stunnel4 openssl
 )
+# The peers and tools the benchmarks measure against or with (bench/README.md), which neither
+# the build nor the tests need: node_exporter, wrk (scrapes), strace, valgrind (callgrind), perf.
+bench_packages=(prometheus-node-exporter wrk strace valgrind linux-perf)
 case "${1:-}" in
   '') ;;
-  --bench) packages+=(prometheus-node-exporter wrk strace valgrind linux-perf) ;;
+  --bench) packages+=("${bench_packages[@]}") ;;
   *) echo "usage: $0 [--bench]" >&2; exit 2 ;;
 esac
 # The Soft-RoCE VM harness keeps its own list (tests/vm/packages.txt).

@@ -961,11 +961,9 @@ TEST_CASE(
           snap.devices[0].ports[0].hw_counters.names());
   REQUIRE(other_netdev_driver.netdevs[0].ethtool.names() == snap.netdevs[0].ethtool.names());
   const auto same_series = [](const std::vector<Series>& a, const std::vector<Series>& b) {
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      if (a[i].name != b[i].name || a[i].labels != b[i].labels) return false;
-    }
-    return true;
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const Series& x, const Series& y) {
+      return x.name == y.name && x.labels == y.labels;
+    });
   };
   REQUIRE_FALSE(same_series(normalize(other_rdma_driver), normalize(snap)));
   REQUIRE_FALSE(same_series(normalize(other_netdev_driver), normalize(unmapped)));
